@@ -1,0 +1,358 @@
+"""The command side: an eventsourcing Application whose methods are table actions.
+
+The campaign is the consistency boundary. Each command loads the campaign
+(cached in-process and fast-forwarded from the store), checks the new fact
+against the present through the one fold (``Ledger.prepare``), and saves it.
+A refused command raises a typed ``DomainError`` and stores nothing. Two
+writers racing on one campaign are serialised by the store's unique
+(campaign, position) key: the loser reloads and re-checks its command against
+the new present, up to ``MAX_ATTEMPTS`` times, then gets a ``Conflict``.
+Nothing is ever merged silently.
+
+Dice are rolled here (server side) unless the caller passes the faces read
+off physical dice; either way the faces are stored in the fact.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from domain import dice, facts
+from domain.campaign import Campaign
+from domain.errors import Conflict, InvalidInput, NotFound
+from domain.ledger import CORRECTED, Entry, Ledger
+from domain.rulesets import get_ruleset
+
+MAX_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a command did: the positions it stored, each fact's outcome, and the state after."""
+
+    campaign_id: UUID
+    positions: list[int]
+    outcomes: list[dict[str, Any]]
+    facts: list[dict[str, Any]]
+
+    @property
+    def position(self) -> int:
+        return self.positions[-1]
+
+    @property
+    def outcome(self) -> dict[str, Any]:
+        return self.outcomes[-1]
+
+
+class ChronicleApplication(Application[UUID]):
+    name = "chronicle"
+    snapshotting_intervals = None
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        super().__init__(env=env)
+        self._campaigns: dict[UUID, Campaign] = {}
+        self._locks: dict[UUID, threading.RLock] = {}
+        self._locks_lock = threading.Lock()
+
+    # ---------------------------------------------------------------- loading
+    def _lock(self, campaign_id: UUID) -> threading.RLock:
+        with self._locks_lock:
+            return self._locks.setdefault(campaign_id, threading.RLock())
+
+    def _load(self, campaign_id: UUID) -> Campaign:
+        """The campaign, from the in-process cache fast-forwarded from the store."""
+        campaign = self._campaigns.get(campaign_id)
+        if campaign is None:
+            try:
+                campaign = self.repository.get(campaign_id)
+            except AggregateNotFoundError:
+                raise NotFound(f"no campaign {campaign_id}", field="campaign") from None
+            if not isinstance(campaign, Campaign):
+                raise NotFound(f"no campaign {campaign_id}", field="campaign")
+            self._campaigns[campaign_id] = campaign
+        else:
+            for event in self.events.get(campaign_id, gt=campaign.version):
+                event.mutate(campaign)
+        return campaign
+
+    def campaign(self, campaign_id: UUID) -> Campaign:
+        with self._lock(campaign_id):
+            return self._load(campaign_id)
+
+    def ledger(self, campaign_id: UUID) -> Ledger:
+        return self.campaign(campaign_id).ledger
+
+    # --------------------------------------------------------------- commands
+    def create_campaign(
+        self,
+        name: str,
+        ruleset: str = "stellar-winds",
+        flags: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> UUID:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("a campaign needs a name", field="name")
+        rules = get_ruleset(ruleset)
+        checked = {k: rules.validate_flag(k, v) for k, v in (flags or {}).items()}
+        campaign = Campaign(name=name.strip(), ruleset=ruleset, flags=checked, meta=dict(meta or {}))
+        self.save(campaign)
+        self._campaigns[campaign.id] = campaign
+        return campaign.id
+
+    def record(
+        self,
+        campaign_id: UUID,
+        fact_type: str,
+        payload: dict[str, Any],
+        *,
+        meta: dict[str, Any] | None = None,
+        expected_position: int | None = None,
+    ) -> Recorded:
+        """Record one fact (a table action or a correction)."""
+        return self.record_many(campaign_id, [(fact_type, payload)], meta=meta, expected_position=expected_position)
+
+    def record_many(
+        self,
+        campaign_id: UUID,
+        items: Sequence[tuple[str, dict[str, Any]]],
+        *,
+        meta: dict[str, Any] | None = None,
+        expected_position: int | None = None,
+    ) -> Recorded:
+        """Record several facts as one table action: all stored, or none."""
+        if not items:
+            raise InvalidInput("nothing to record", field="facts")
+        checked = [(t, facts.validate(t, p)) for t, p in items]
+        base_meta = dict(meta or {})
+        if len(checked) > 1:
+            base_meta.setdefault("correlation_id", f"a-{uuid.uuid4().hex[:12]}")
+        base_meta.setdefault("recorded_at", datetime.now(timezone.utc).isoformat())
+        with self._lock(campaign_id):
+            for _attempt in range(MAX_ATTEMPTS):
+                campaign = self._load(campaign_id)
+                ledger = campaign.ledger
+                if expected_position is not None and ledger.last_seq != expected_position:
+                    raise Conflict(
+                        f"the campaign is at position {ledger.last_seq}, not {expected_position}",
+                        field="expectedPosition",
+                    )
+                outcomes, positions, stored = [], [], []
+                try:
+                    for fact_type, payload in checked:
+                        outcome = ledger.prepare(fact_type, payload, base_meta)
+                        positions.append(ledger.next_seq)
+                        campaign.record(Entry(ledger.next_seq, fact_type, facts.VERSIONS[fact_type], payload,
+                                              base_meta))
+                        outcomes.append(outcome)
+                        stored.append({"type": fact_type, "payload": payload})
+                except Exception:
+                    self._campaigns.pop(campaign_id, None)  # drop the half-applied copy
+                    raise
+                try:
+                    self.save(campaign)
+                except IntegrityError:
+                    self._campaigns.pop(campaign_id, None)  # someone else wrote first: reload, re-check
+                    continue
+                return Recorded(campaign_id, positions, outcomes, stored)
+            raise Conflict("the campaign kept changing under this command; try again", field="campaign")
+
+    # ----------------------------------------------------------- table actions
+    def register_creature(self, campaign_id: UUID, **sheet: Any) -> Recorded:
+        sheet.setdefault("creature_id", _slug(sheet.get("name", "creature")))
+        return self.record(campaign_id, "CreatureRegistered", sheet)
+
+    def deal_damage(
+        self,
+        campaign_id: UUID,
+        target: str,
+        dice_expression: str | None = None,
+        *,
+        faces: list[int] | None = None,
+        amount: int = 0,
+        types: Iterable[str] = (),
+        **rest: Any,
+    ) -> Recorded:
+        roll = self.roll(dice_expression, faces=faces) if dice_expression else None
+        return self.record(campaign_id, "DamageTaken",
+                           {"target": target, "roll": roll, "amount": amount, "types": list(types), **rest})
+
+    def heal(
+        self,
+        campaign_id: UUID,
+        target: str,
+        *,
+        dice_expression: str | None = None,
+        faces: list[int] | None = None,
+        **rest: Any,
+    ) -> Recorded:
+        roll = self.roll(dice_expression, faces=faces) if dice_expression else None
+        return self.record(campaign_id, "HealingApplied", {"target": target, "roll": roll, **rest})
+
+    def grant_temporary_hp(self, campaign_id: UUID, target: str, amount: int, source: str = "") -> Recorded:
+        return self.record(campaign_id, "TemporaryHitPointsGranted",
+                           {"target": target, "amount": amount, "source": source})
+
+    def spend_surge(self, campaign_id: UUID, creature: str, cause: str = "rest") -> Recorded:
+        return self.record(campaign_id, "HealingSurgeSpent", {"creature": creature, "cause": cause})
+
+    def second_wind(self, campaign_id: UUID, creature: str) -> Recorded:
+        return self.record(campaign_id, "SecondWindUsed", {"creature": creature})
+
+    def death_save(self, campaign_id: UUID, creature: str, *, face: int | None = None,
+                   modifiers: list[dict[str, Any]] | None = None) -> Recorded:
+        roll = self.roll("1d20", faces=None if face is None else [face])
+        return self.record(campaign_id, "DeathSavingThrowRolled",
+                           {"creature": creature, "roll": roll, "modifiers": modifiers or []})
+
+    def stabilize(self, campaign_id: UUID, target: str, *, healer: str | None = None,
+                  check: str | None = None, faces: list[int] | None = None, dc: int | None = None) -> Recorded:
+        roll = self.roll(check, faces=faces) if check else None
+        return self.record(campaign_id, "StabilizationAttempted",
+                           {"target": target, "healer": healer, "roll": roll, "dc": dc})
+
+    def restore_wounds(self, campaign_id: UUID, target: str, amount: int, method: str,
+                       caregiver: str | None = None) -> Recorded:
+        return self.record(campaign_id, "WoundsRestored",
+                           {"target": target, "amount": amount, "method": method, "caregiver": caregiver})
+
+    def short_rest(self, campaign_id: UUID, participants: list[str] | None = None) -> Recorded:
+        return self.record(campaign_id, "ShortRestTaken", {"participants": participants})
+
+    def extended_rest(self, campaign_id: UUID, participants: list[str] | None = None, hours: int = 6) -> Recorded:
+        return self.record(campaign_id, "ExtendedRestTaken", {"participants": participants, "hours": hours})
+
+    def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
+        return self.record(campaign_id, "TimeAdvanced", {"minutes": minutes})
+
+    def spend_action_point(self, campaign_id: UUID, creature: str, use: str = "extra_standard") -> Recorded:
+        return self.record(campaign_id, "ActionPointSpent", {"creature": creature, "use": use})
+
+    def award_xp(self, campaign_id: UUID, creatures: list[str], amount: int, reason: str = "") -> Recorded:
+        return self.record(campaign_id, "ExperienceAwarded",
+                           {"creatures": creatures, "amount": amount, "reason": reason})
+
+    def attack(
+        self,
+        campaign_id: UUID,
+        attacker: str,
+        power: dict[str, Any],
+        targets: list[dict[str, Any]],
+        *,
+        damage_faces: list[int] | None = None,
+        **rest: Any,
+    ) -> Recorded:
+        """An attack: d20s are rolled per target unless given; damage per SW-23."""
+        filled = []
+        for t in targets:
+            t = dict(t)
+            if "roll" not in t:
+                face = t.pop("face", None)
+                t["roll"] = self.roll("1d20", faces=None if face is None else [face])
+            if power.get("damage") and power.get("kind") in ("melee", "ranged") and "damage" not in t:
+                dfaces = t.pop("damage_faces", None)
+                t["damage"] = self.roll(power["damage"], weapon=power.get("weapon"), faces=dfaces)
+            filled.append(t)
+        if power.get("damage") and power.get("kind") in ("close", "area") and "damage" not in rest:
+            rest["damage"] = self.roll(power["damage"], weapon=power.get("weapon"), faces=damage_faces)
+        return self.record(campaign_id, "AttackMade", {"attacker": attacker, "power": power, "targets": filled,
+                                                       **rest})
+
+    @staticmethod
+    def roll(expression: str, *, weapon: str | None = None, faces: list[int] | None = None) -> dict[str, Any]:
+        return dice.roll(expression, weapon=weapon, faces=faces)
+
+    # -------------------------------------------------------------- corrections
+    def revoke(self, campaign_id: UUID, target: int, reason: str, cascade: str = "fact", **meta: Any) -> Recorded:
+        return self.record(campaign_id, "FactRevoked", {"target": target, "reason": reason, "cascade": cascade},
+                           meta=meta)
+
+    def restore(self, campaign_id: UUID, revocation: int, reason: str = "", **meta: Any) -> Recorded:
+        return self.record(campaign_id, "FactRestored", {"revocation": revocation, "reason": reason}, meta=meta)
+
+    def amend(self, campaign_id: UUID, target: int, patch: dict[str, Any], reason: str, **meta: Any) -> Recorded:
+        return self.record(campaign_id, "FactAmended", {"target": target, "patch": patch, "reason": reason},
+                           meta=meta)
+
+    def record_ruling(self, campaign_id: UUID, ruling_id: str, question: str, decision: str,
+                      value: Any = True) -> Recorded:
+        return self.record(campaign_id, "RulingRecorded",
+                           {"ruling_id": ruling_id, "question": question, "decision": decision, "value": value})
+
+    def contest_ruling(self, campaign_id: UUID, ruling_id: str, argument: str, by: str = "") -> Recorded:
+        return self.record(campaign_id, "RulingContested", {"ruling_id": ruling_id, "argument": argument, "by": by})
+
+    def resolve_ruling(self, campaign_id: UUID, ruling_id: str, outcome: str, decision: str = "",
+                       **value: Any) -> Recorded:
+        return self.record(campaign_id, "RulingResolved",
+                           {"ruling_id": ruling_id, "outcome": outcome, "decision": decision, **value})
+
+    def override(self, campaign_id: UUID, target: int, field: str, value: Any, reason: str) -> Recorded:
+        return self.record(campaign_id, "OutcomeOverridden",
+                           {"target": target, "field": field, "value": value, "reason": reason})
+
+    def set_flag(self, campaign_id: UUID, flag: str, value: Any, retroactive: bool = False) -> Recorded:
+        return self.record(campaign_id, "RulesFlagSet", {"flag": flag, "value": value, "retroactive": retroactive})
+
+    # ------------------------------------------------------------------ reads
+    def summary(self, campaign_id: UUID, position: int | None = None, view: str = CORRECTED) -> dict[str, Any]:
+        """The whole state (creatures, encounters, flags) now or at a position, with orphans."""
+        with self._lock(campaign_id):
+            campaign = self._load(campaign_id)
+            ledger = campaign.ledger
+            if position is None:
+                state, orphans = ledger.state, ledger.orphans
+            else:
+                state, orphans = ledger.state_at(position, view)
+            out = ledger.ruleset.summary(state)
+            out["position"] = ledger.last_seq if position is None else position
+            out["orphans"] = {str(k): v for k, v in sorted(orphans.items())}
+            return out
+
+    def creature_state(self, campaign_id: UUID, creature_id: str, position: int | None = None,
+                       view: str = CORRECTED) -> dict[str, Any]:
+        creatures = self.summary(campaign_id, position, view)["creatures"]
+        if creature_id not in creatures:
+            raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
+        result: dict[str, Any] = creatures[creature_id]
+        return result
+
+    def what_if(self, campaign_id: UUID, corrections: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """Preview corrections: the state they would give and how it differs. Stores nothing."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            state, orphans = ledger.what_if(corrections)
+            now = ledger.ruleset.summary(ledger.state)
+            then = ledger.ruleset.summary(state)
+            before = set(ledger.orphans)
+            return {
+                "state": then,
+                "orphans": {str(k): v for k, v in sorted(orphans.items())},
+                "changes": diff_creatures(now["creatures"], then["creatures"]),
+                "newly_orphaned": sorted(set(orphans) - before),
+                "no_longer_orphaned": sorted(before - set(orphans)),
+            }
+
+
+def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per creature, the fields that differ: {field: [now, then]}."""
+    out: dict[str, dict[str, Any]] = {}
+    for cid in sorted(set(now) | set(then)):
+        a, b = now.get(cid, {}), then.get(cid, {})
+        changed = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
+        if changed:
+            out[cid] = changed
+    return out
+
+
+def _slug(name: str) -> str:
+    s = "".join(ch.lower() if ch.isalnum() else "-" for ch in str(name)).strip("-")
+    return s or f"c-{uuid.uuid4().hex[:8]}"

@@ -1,0 +1,341 @@
+"""The fact catalogue: what can be recorded, with the shape of each payload.
+
+Facts are ruleset-neutral: they record what happened at the table (who did
+what, every die face, every choice and GM judgement), never the numbers that
+follow from it. Payloads are plain JSON (lists and dicts; no tuples or sets)
+so a stored fact folds exactly like a live one.
+
+``validate(fact_type, payload)`` checks the shape and fills defaults; the
+ruleset checks meaning (does the creature exist, is it dying, ...) when it
+folds the fact. ``upcast`` turns a stored older payload version into the
+current one, so old campaigns keep folding after a schema change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain import dice
+from domain.errors import InvalidInput
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Field:
+    kind: str  # str, int, bool, any, roll, list_str, dict, dict_int, list_dict, enum
+    required: bool = True
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+
+
+def opt(kind: str, default: Any = None, **kw: Any) -> Field:
+    return Field(kind, required=False, default=default, **kw)
+
+
+def req(kind: str, **kw: Any) -> Field:
+    return Field(kind, **kw)
+
+
+MAX_TEXT = 2000
+ABILITIES = ("str", "con", "dex", "int", "wis", "cha")
+DEFENSES = ("ac", "fort", "ref", "will")
+
+# --- meta facts: corrections and rulings, handled by the ruleset-neutral ledger ---
+META: dict[str, dict[str, Field]] = {
+    "FactRevoked": {
+        "target": req("int", minimum=1),
+        "reason": req("str"),
+        "cascade": opt("enum", "fact", choices=("fact", "action", "consequences")),
+    },
+    "FactRestored": {"revocation": req("int", minimum=1), "reason": opt("str", "")},
+    "FactAmended": {"target": req("int", minimum=1), "patch": req("dict"), "reason": req("str")},
+    "RulingRecorded": {
+        "ruling_id": req("str"),
+        "question": req("str"),
+        "decision": req("str"),
+        "value": opt("any", True),
+    },
+    "RulingContested": {"ruling_id": req("str"), "argument": req("str"), "by": opt("str", "")},
+    "RulingResolved": {
+        "ruling_id": req("str"),
+        "outcome": req("enum", choices=("upheld", "overturned")),
+        "decision": opt("str", ""),
+        "value": opt("any", _MISSING),
+    },
+    "OutcomeOverridden": {
+        "target": req("int", minimum=1),
+        "field": req("str"),
+        "value": req("any"),
+        "reason": req("str"),
+    },
+    "RulesFlagSet": {"flag": req("str"), "value": req("any"), "retroactive": opt("bool", False)},
+    "NoteAdded": {"text": req("str")},
+    "DiceRolled": {"roll": req("roll"), "purpose": opt("str", ""), "creature": opt("str", None, nullable=True)},
+}
+
+# --- table facts: folded by the campaign's ruleset ---
+TABLE: dict[str, dict[str, Field]] = {
+    "CreatureRegistered": {
+        "creature_id": req("str"),
+        "name": req("str"),
+        "kind": req("enum", choices=("pc", "monster", "npc")),
+        "level": req("int", minimum=1, maximum=30),
+        "abilities": req("dict_int"),
+        "max_hp": req("int", minimum=1, maximum=100_000),
+        "surges_per_day": opt("int", 0, minimum=0, maximum=100),
+        "defenses": req("dict_int"),
+        "speed": opt("int", 6, minimum=0, maximum=100),
+        "resist": opt("dict_int", {}),
+        "vuln": opt("dict_int", {}),
+        "regeneration": opt("int", 0, minimum=0, maximum=1000),
+        "crit_min": opt("int", 20, minimum=2, maximum=20),
+        "heroic": opt("bool", False),
+        "xp": opt("int", None, minimum=0, nullable=True),
+        "initiative_misc": opt("int", 0, minimum=-100, maximum=100),
+        "max_wounds": opt("int", None, minimum=1, maximum=1000, nullable=True),
+        "second_wind": opt("bool", None, nullable=True),
+    },
+    "SheetUpdated": {"creature_id": req("str"), "changes": req("dict"), "reason": opt("str", "")},
+    "DamageTaken": {
+        "target": req("str"),
+        "roll": opt("roll", None, nullable=True),
+        "amount": opt("int", 0, minimum=0, maximum=100_000),
+        "types": opt("list_str", []),
+        "wounding": opt("bool", False),
+        "source": opt("str", "other"),
+        "nonlethal": opt("bool", False),
+        "half": opt("bool", False),
+    },
+    "HealingApplied": {
+        "target": req("str"),
+        "surge_multiplier": opt("int", 0, minimum=0, maximum=10),
+        "roll": opt("roll", None, nullable=True),
+        "flat": opt("int", 0, minimum=0, maximum=100_000),
+        "magical": opt("bool", False),
+        "requires_surge": opt("bool", False),
+        "source": opt("str", ""),
+        "healer": opt("str", None, nullable=True),
+    },
+    "TemporaryHitPointsGranted": {
+        "target": req("str"),
+        "amount": opt("int", 0, minimum=0, maximum=100_000),
+        "roll": opt("roll", None, nullable=True),
+        "source": opt("str", ""),
+    },
+    "HealingSurgeSpent": {"creature": req("str"), "cause": opt("str", "rest")},
+    "SecondWindUsed": {"creature": req("str")},
+    "DeathSavingThrowRolled": {"creature": req("str"), "roll": req("roll"), "modifiers": opt("list_dict", [])},
+    "StabilizationAttempted": {
+        "target": req("str"),
+        "healer": opt("str", None, nullable=True),
+        "roll": opt("roll", None, nullable=True),
+        "dc": opt("int", None, minimum=0, maximum=100, nullable=True),
+    },
+    "WoundsRestored": {
+        "target": req("str"),
+        "amount": req("int", minimum=1, maximum=1000),
+        "method": req("enum", choices=("magic", "medical", "long_term_care")),
+        "caregiver": opt("str", None, nullable=True),
+    },
+    "DeathDeclared": {"creature": req("str"), "cause": req("str")},
+    "CreatureRaised": {
+        "creature": req("str"),
+        "means": req("str"),
+        "hp": opt("int", 1, minimum=1),
+        "wounds": opt("int", 1, minimum=1),
+    },
+    "ShortRestTaken": {"participants": opt("list_str", None, nullable=True), "minutes": opt("int", 5, minimum=5)},
+    "ExtendedRestTaken": {"participants": opt("list_str", None, nullable=True), "hours": opt("int", 6, minimum=6)},
+    "TimeAdvanced": {"minutes": req("int", minimum=1, maximum=10_000_000)},
+    "MilestoneReached": {"creatures": req("list_str")},
+    "ActionPointSpent": {
+        "creature": req("str"),
+        "use": opt("str", "extra_standard"),
+    },
+    "ExperienceAwarded": {
+        "creatures": req("list_str"),
+        "amount": req("int", minimum=0, maximum=10_000_000),
+        "reason": opt("str", ""),
+    },
+    "LevelSet": {"creature": req("str"), "level": req("int", minimum=1, maximum=30, nullable=True)},
+    "AttackMade": {
+        "attacker": req("str"),
+        "power": req("dict"),
+        "targets": req("targets"),
+        "damage": opt("roll", None, nullable=True),
+        "extra_crit": opt("roll", None, nullable=True),
+        "nonlethal": opt("bool", False),
+        "coup_de_grace": opt("bool", False),
+    },
+}
+
+SCHEMAS: dict[str, dict[str, Field]] = {**META, **TABLE}
+META_TYPES = frozenset(META)
+
+# Current payload version of each type. Bump it and add an upcaster when a
+# payload changes shape.
+VERSIONS: dict[str, int] = {name: 1 for name in SCHEMAS}
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def register(name: str, fields: dict[str, Field], *, version: int = 1) -> None:
+    """Add a fact type (used by rulesets and modules that extend the catalogue)."""
+    TABLE[name] = fields
+    SCHEMAS[name] = fields
+    VERSIONS[name] = version
+
+
+def upcast(fact_type: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
+    """Bring a stored payload up to the current version of its type."""
+    current = VERSIONS.get(fact_type, version)
+    while version < current:
+        payload = UPCASTERS[(fact_type, version)](payload)
+        version += 1
+    return payload
+
+
+def validate(fact_type: str, payload: Any) -> dict[str, Any]:
+    """Check a payload's shape; return a normalised copy with defaults filled in."""
+    schema = SCHEMAS.get(fact_type)
+    if schema is None:
+        raise InvalidInput(f"unknown fact type {fact_type!r}", field="type")
+    if not isinstance(payload, dict):
+        raise InvalidInput(f"{fact_type}: payload must be an object", field="payload")
+    unknown = set(payload) - set(schema) - {"rulings"}
+    if unknown:
+        raise InvalidInput(f"{fact_type}: unknown field(s) {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+    out: dict[str, Any] = {}
+    for name, spec in schema.items():
+        if name in payload:
+            out[name] = check_field(fact_type, name, spec, payload[name])
+        elif spec.required:
+            raise InvalidInput(f"{fact_type}: missing field {name!r}", field=name)
+        elif spec.default is not _MISSING:
+            out[name] = _copy(spec.default)
+    if "rulings" in payload:
+        out["rulings"] = _check_rulings(fact_type, payload["rulings"])
+    return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _check_rulings(fact_type: str, value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise InvalidInput(f"{fact_type}: 'rulings' maps a field name to a ruling id", field="rulings")
+    return dict(value)
+
+
+def check_field(fact_type: str, name: str, spec: Field, value: Any) -> Any:
+    where = f"{fact_type}.{name}"
+    if value is None:
+        if spec.nullable or (not spec.required and spec.default is None):
+            return None
+        raise InvalidInput(f"{where} must not be null", field=name)
+    kind = spec.kind
+    if kind == "any":
+        return _copy(value)
+    if kind == "str":
+        if not isinstance(value, str) or not value.strip() and spec.required:
+            raise InvalidInput(f"{where} must be a non-empty string", field=name)
+        if len(value) > MAX_TEXT:
+            raise InvalidInput(f"{where} is longer than {MAX_TEXT} characters", field=name)
+        return value
+    if kind == "enum":
+        if value not in spec.choices:
+            raise InvalidInput(f"{where} must be one of {', '.join(spec.choices)}; got {value!r}", field=name)
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise InvalidInput(f"{where} must be true or false", field=name)
+        return value
+    if kind == "int":
+        return _int(where, name, value, spec.minimum, spec.maximum)
+    if kind == "roll":
+        if not isinstance(value, dict):
+            raise InvalidInput(f"{where} must be a dice roll record", field=name)
+        return dice.validate_roll(value)
+    if kind == "list_str":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise InvalidInput(f"{where} must be a list of strings", field=name)
+        return list(value)
+    if kind == "list_dict":
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise InvalidInput(f"{where} must be a list of objects", field=name)
+        return _copy(value)
+    if kind == "targets":
+        return _check_targets(where, name, value)
+    if kind == "dict":
+        if not isinstance(value, dict):
+            raise InvalidInput(f"{where} must be an object", field=name)
+        return _copy(value)
+    if kind == "dict_int":
+        if not isinstance(value, dict):
+            raise InvalidInput(f"{where} must be an object of whole numbers", field=name)
+        return {str(k): _int(f"{where}.{k}", name, v, -1000, 100_000) for k, v in value.items()}
+    raise AssertionError(f"unknown field kind {kind}")  # pragma: no cover
+
+
+TARGET_KEYS = {"target", "roll", "damage", "circumstances", "modifiers"}
+
+
+def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
+    """Attack targets: who, the d20 as it fell, per-target damage dice, declared circumstances."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        raise InvalidInput(f"{where} must be a non-empty list of targets", field=name)
+    out = []
+    for i, t in enumerate(value):
+        unknown = set(t) - TARGET_KEYS
+        if unknown:
+            raise InvalidInput(f"{where}[{i}]: unknown field(s) {', '.join(sorted(unknown))}", field=name)
+        if not isinstance(t.get("target"), str) or not t["target"]:
+            raise InvalidInput(f"{where}[{i}].target must name a creature", field=f"{name}.target")
+        if not isinstance(t.get("roll"), dict):
+            raise InvalidInput(f"{where}[{i}].roll must be the attack's d20 roll record", field=f"{name}.roll")
+        entry = {"target": t["target"], "roll": dice.validate_roll(t["roll"])}
+        if dice.natural(entry["roll"]) is None:
+            raise InvalidInput(f"{where}[{i}].roll must be a single d20 plus modifiers", field=f"{name}.roll")
+        if t.get("damage") is not None:
+            entry["damage"] = dice.validate_roll(t["damage"])
+        for key in ("circumstances", "modifiers"):
+            if key in t:
+                if not isinstance(t[key], list):
+                    raise InvalidInput(f"{where}[{i}].{key} must be a list", field=f"{name}.{key}")
+                entry[key] = _copy(t[key])
+        out.append(entry)
+    return out
+
+
+def _int(where: str, name: str, value: Any, minimum: int | None, maximum: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{where} must be a whole number; got {value!r}", field=name)
+    if minimum is not None and value < minimum:
+        raise InvalidInput(f"{where} must be at least {minimum}; got {value}", field=name)
+    if maximum is not None and value > maximum:
+        raise InvalidInput(f"{where} must be at most {maximum}; got {value}", field=name)
+    return value
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON merge patch (used by amendments)."""
+    if not isinstance(patch, dict):
+        return _copy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result

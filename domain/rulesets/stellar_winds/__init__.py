@@ -1,0 +1,104 @@
+"""Stellar Winds: the default ruleset (RULES.md A1, B-SW, C1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.errors import InvalidInput
+from domain.rulesets import register
+from domain.rulesets.stellar_winds import attacks, rules
+from domain.rulesets.stellar_winds.flags import DEFAULTS, validate_flag
+from domain.rulesets.stellar_winds.state import Creature, Encounter, SWState, current_level, level_for_xp, xp_table
+from domain.rulesets.stellar_winds.tables import CONDITIONS
+
+HANDLERS: dict[str, Any] = {**rules.HANDLERS, "AttackMade": attacks.attack_made}
+
+
+class StellarWinds:
+    id = "stellar-winds"
+    title = "Stellar Winds"
+    flag_defaults = DEFAULTS
+
+    @property
+    def fact_types(self) -> frozenset[str]:
+        return frozenset(HANDLERS)
+
+    def initial_state(self, flags: dict[str, Any]) -> SWState:
+        return SWState(flags)
+
+    def validate_flag(self, flag: str, value: Any) -> Any:
+        return validate_flag(flag, value)
+
+    def apply(self, state: SWState, fact_type: str, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        handler = HANDLERS.get(fact_type)
+        if handler is None:
+            raise InvalidInput(f"{self.title} does not know the fact {fact_type}", field="type")
+        result: dict[str, Any] = handler(state, payload, ctx)
+        return result
+
+    # ---------------------------------------------------------------- views
+    def creature_view(self, state: SWState, c: Creature) -> dict[str, Any]:
+        flags = state.flags
+        level = current_level(c, flags)
+        return {
+            "id": c.id,
+            "name": c.name,
+            "kind": c.kind,
+            "level": level,
+            "xp": c.xp,
+            "xp_level": level_for_xp(c.xp, xp_table(flags)) if c.xp is not None else None,
+            "hp": c.hp,
+            "max_hp": c.max_hp,
+            "temp_hp": c.temp_hp,
+            "bloodied": c.bloodied,
+            "bloodied_value": c.bloodied_value,
+            "wounds": c.wounds,
+            "max_wounds": c.max_wounds,
+            "surges": c.surges,
+            "surges_per_day": c.surges_per_day,
+            "surge_value": c.surge_value,
+            "second_wind_used": c.second_wind_used,
+            "life": c.life,
+            "death_save_failures": c.death_fails,
+            "action_points": c.ap,
+            "action_point_spent_since_rest": c.ap_locked,
+            "encounters_since_extended_rest": c.encounters_since_rest,
+            "initiative_bonus": initiative_bonus(c, flags),
+            "conditions": sorted(c.conditions()),
+            "effects": [dict(e) for e in c.effects],
+            "defenses": {d: c.defenses[d] for d in ("ac", "fort", "ref", "will")},
+        }
+
+    def summary(self, state: SWState) -> dict[str, Any]:
+        return {
+            "clock_minutes": state.minutes,
+            "flags": dict(state.flags),
+            "active_encounter": state.active_encounter,
+            "creatures": {cid: self.creature_view(state, c) for cid, c in sorted(state.creatures.items())},
+            "encounters": {eid: encounter_view(e) for eid, e in sorted(state.encounters.items())},
+        }
+
+
+def initiative_bonus(c: Creature, flags: dict[str, Any]) -> int:
+    """SW-3: half level + Dexterity modifier + misc."""
+    return current_level(c, flags) // 2 + (c.abilities.get("dex", 10) - 10) // 2 + c.initiative_misc
+
+
+def encounter_view(e: Encounter) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "name": e.name,
+        "state": e.state,
+        "round": e.round,
+        "surprise_round": e.surprise_round,
+        "turn_of": e.current,
+        "order": list(e.order),
+        "initiative": {k: dict(v) for k, v in e.initiative.items()},
+        "participants": list(e.participants),
+        "surprised": list(e.surprised),
+        "delayed": list(e.delayed),
+    }
+
+
+STELLAR_WINDS = register(StellarWinds())
+__all__ = ["STELLAR_WINDS", "CONDITIONS", "StellarWinds"]

@@ -1,0 +1,234 @@
+"""Attack resolution (A1.4-A1.6): one fact per attack, every number derived.
+
+``AttackMade`` records the power as declared, each target's d20 as it fell,
+the declared circumstances and modifiers (each may cite a ruling), and the
+damage dice. The fold derives the rest and returns it with its breakdown:
+attack total, defense, hit / miss / crit (SW-19, SW-20), damage through the
+pipeline (SW-30) and the layers (SW-32). Melee and ranged attacks roll damage
+per target; close and area attacks roll once for all (SW-23).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import dice
+from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds import damage as dmg
+from domain.rulesets.stellar_winds import effects
+from domain.rulesets.stellar_winds.rules import creature, not_dead, require
+from domain.rulesets.stellar_winds.state import Creature, SWState
+from domain.rulesets.stellar_winds.tables import (
+    CIRCUMSTANCES,
+    COMBAT_ADVANTAGE_BONUS,
+    CONDITIONS,
+    DAMAGE_TYPES,
+    MARKED_PENALTY,
+)
+
+KINDS = ("melee", "ranged", "close", "area")
+DEFENSE_NAMES = {"ac": "AC", "fort": "Fortitude", "ref": "Reflex", "will": "Will"}
+
+
+def check_power(power: dict[str, Any]) -> dict[str, Any]:
+    """Validate the declared power and fill defaults."""
+    out = {
+        "name": power.get("name") or "attack",
+        "kind": power.get("kind"),
+        "defense": power.get("defense"),
+        "attack_bonus": power.get("attack_bonus", 0),
+        "damage_types": power.get("damage_types", []),
+        "miss": power.get("miss", "none"),
+        "damage": power.get("damage"),
+        "weapon": power.get("weapon"),
+        "effects": power.get("effects", []),
+    }
+    if out["kind"] not in KINDS:
+        raise InvalidInput(f"power.kind must be one of {', '.join(KINDS)}", field="power.kind")
+    if out["defense"] not in DEFENSE_NAMES:
+        raise InvalidInput("power.defense must be ac, fort, ref or will", field="power.defense")
+    if isinstance(out["attack_bonus"], bool) or not isinstance(out["attack_bonus"], int) or abs(
+            out["attack_bonus"]) > 1000:
+        raise InvalidInput("power.attack_bonus must be a whole number", field="power.attack_bonus")
+    types = out["damage_types"]
+    if not isinstance(types, list) or any(t not in DAMAGE_TYPES for t in types):
+        raise InvalidInput(f"power.damage_types must be a list of {', '.join(sorted(DAMAGE_TYPES))}",
+                           field="power.damage_types")
+    if out["miss"] not in ("none", "half"):
+        raise InvalidInput("power.miss must be none or half", field="power.miss")
+    if not isinstance(out["effects"], list):
+        raise InvalidInput("power.effects must be a list", field="power.effects")
+    unknown = set(power) - set(out)
+    if unknown:
+        raise InvalidInput(f"power: unknown field(s) {', '.join(sorted(unknown))}", field="power")
+    return out
+
+
+def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, Any]]:
+    found = []
+    for item in entry.get("circumstances", []):
+        name, ruling = (item, None) if isinstance(item, str) else (item.get("name"), item.get("ruling"))
+        spec = CIRCUMSTANCES.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise InvalidInput(f"unknown circumstance {name!r}; known: {', '.join(CIRCUMSTANCES)}",
+                               field="targets.circumstances")
+        if kind not in spec.kinds:
+            raise InvalidInput(f"{spec.label} does not apply to {kind} attacks", field="targets.circumstances")
+        if ruling is None or ctx.ruling_holds(ruling):
+            found.append((name, spec))
+    return found
+
+
+def defense_of(target: Creature, defense: str, kind: str) -> tuple[int, list[dict[str, Any]]]:
+    """A target's defense against this attack, with its modifiers (A1.5, effects)."""
+    base = target.defenses[defense]
+    parts = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
+    for cond in sorted(target.conditions()):
+        spec = CONDITIONS.get(cond)
+        if spec and spec.defense_mod:
+            parts.append({"source": cond, "value": spec.defense_mod})
+        if spec and spec.ranged_defense_mod and kind == "ranged":
+            parts.append({"source": f"{cond} vs ranged", "value": spec.ranged_defense_mod})
+    for mod in effects.defense_mods(target, defense):
+        parts.append(mod)
+    return sum(p["value"] for p in parts), parts
+
+
+def _attack_parts(
+    attacker: Creature, target: Creature, power: dict[str, Any], entry: dict[str, Any], ids: set[str], ctx: Any
+) -> list[dict[str, Any]]:
+    kind = power["kind"]
+    parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
+    has_ca = False
+    for name, spec in _circumstances(entry, kind, ctx):
+        if spec.combat_advantage:
+            if has_ca:
+                continue
+            has_ca = True
+        parts.append({"source": spec.label, "value": spec.modifier})
+    tconds = target.conditions()
+    granting = sorted(c for c in tconds if CONDITIONS.get(c) and (
+        CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee")))
+    if granting and not has_ca:
+        has_ca = True
+        parts.append({"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS})
+    for cond in sorted(attacker.conditions()):
+        spec = CONDITIONS.get(cond)
+        if spec and spec.attack_penalty:
+            parts.append({"source": f"attacker {cond}", "value": spec.attack_penalty})
+    markers = effects.markers(attacker)
+    if markers and not markers & ids:
+        parts.append({"source": "marked: attack ignores the marker", "value": MARKED_PENALTY})
+    for mod in entry.get("modifiers", []):
+        if not isinstance(mod, dict) or isinstance(mod.get("value"), bool) or not isinstance(mod.get("value"), int):
+            raise InvalidInput("each modifier is {source, value, ruling?} with a whole-number value",
+                               field="targets.modifiers")
+        rid = mod.get("ruling")
+        if rid is None or ctx.ruling_holds(rid):
+            parts.append({"source": str(mod.get("source", "modifier")), "value": mod["value"],
+                          **({"ruling": rid} if rid else {})})
+    parts.extend(effects.attack_mods(attacker))
+    return parts
+
+
+def _max_total(roll: dict[str, Any]) -> int:
+    """The maximum a roll could show (crit_mode 'max', the 4e reading)."""
+    total = 0
+    for term in roll["terms"]:
+        if "const" in term:
+            total += term["const"]
+        else:
+            keep = term.get("keep")
+            kept = min(int(keep[1:]), len(term["faces"])) if keep else len(term["faces"])
+            total += term.get("sign", 1) * term["sides"] * kept
+    return total
+
+
+def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    power = check_power(p["power"])
+    kind = power["kind"]
+    attacker = creature(state, p["attacker"], "attacker")
+    not_dead(attacker, ctx, "attacker")
+    require(attacker.conscious, f"{attacker.name} is not conscious", "NOT_CONSCIOUS", ctx, "attacker")
+    if not p["targets"]:
+        raise InvalidInput("an attack needs at least one target", field="targets")
+    ids = [t.get("target") for t in p["targets"]]
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("a creature is affected only once by one attack (SW-23)", field="targets")
+    shared = kind in ("close", "area")
+    if shared and any(t.get("damage") for t in p["targets"]):
+        raise InvalidInput("close and area attacks roll damage once for all targets (SW-23): use 'damage'",
+                           field="damage")
+    if not shared and p["damage"] is not None and len(ids) > 1:
+        raise InvalidInput("melee and ranged attacks roll damage per target (SW-23): put 'damage' on each target",
+                           field="damage")
+    for spec in power["effects"]:
+        effects.check_spec(spec, state)
+    weakened = "weakened" in attacker.conditions()
+    plans = []
+    for i, entry in enumerate(p["targets"]):
+        target = creature(state, entry.get("target", ""), "targets.target")
+        not_dead(target, ctx, "targets.target")
+        roll = entry["roll"]  # shape checked when recorded (facts.validate)
+        natural = dice.natural(roll) or 0
+        if p["coup_de_grace"]:
+            require("helpless" in target.conditions(), f"{target.name} is not helpless: no coup de grace (SW-22)",
+                    "NOT_HELPLESS", ctx, "targets.target")
+        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx)
+        total = dice.roll_total(roll) + sum(x["value"] for x in parts)
+        defense, defense_parts = defense_of(target, power["defense"], kind)
+        reaches = total >= defense
+        hit = natural == 20 or (natural != 1 and reaches)
+        crit = hit and natural >= attacker.crit_min and reaches
+        if p["coup_de_grace"] and hit:
+            crit = True  # adopted ruling 13: any hit is a critical hit
+        overridden = {}
+        for key, label in (("hit", "hit"), ("crit", "crit")):
+            for name in (f"{key}:{target.id}", f"{key}:{i}", key):
+                if name in ctx.overrides:
+                    overridden[label] = bool(ctx.overrides[name])
+                    break
+        hit = overridden.get("hit", hit)
+        crit = overridden.get("crit", crit) and hit
+        droll = p["damage"] if (shared or p["damage"] is not None) else entry.get("damage")
+        plans.append((target, entry, roll, natural, parts, total, defense, defense_parts, hit, crit, droll,
+                      overridden))
+    results = []
+    for target, entry, roll, natural, parts, total, defense, defense_parts, hit, crit, droll, overridden in plans:
+        res: dict[str, Any] = {
+            "target": target.id,
+            "natural": natural,
+            "attack_total": total,
+            "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
+            "defense": power["defense"],
+            "defense_value": defense,
+            "defense_parts": defense_parts,
+            "hit": hit,
+            "crit": crit,
+            "overridden": overridden,
+        }
+        applies = hit or power["miss"] == "half"
+        if droll is not None and applies and target.life != "dead":
+            crit_mode = state.flags["sw.crit_mode"]
+            raw = _max_total(droll) if crit and crit_mode == "max" else dice.roll_total(droll)
+            if crit and p["extra_crit"] is not None:
+                raw += dice.roll_total(p["extra_crit"])
+            amount, steps = dmg.modify(target, raw, power["damage_types"], half=not hit, weakened=weakened)
+            wounding = crit and crit_mode == "wounding"
+            if p["coup_de_grace"] and crit and amount >= target.bloodied_value:
+                delivered = dmg.deliver(state, target, amount, wounding=wounding)
+                target.life = "dead"  # B-SW-12: slain outright
+                delivered["life_after"] = "dead"
+                delivered["slain_outright"] = True
+            else:
+                delivered = dmg.deliver(state, target, amount, wounding=wounding, nonlethal=p["nonlethal"])
+            res["damage"] = {"roll": droll, "types": power["damage_types"], "steps": steps, **delivered}
+        when = "hit" if hit else "miss"
+        applied = []
+        for spec in power["effects"]:
+            if spec.get("on", "hit") in (when, "always") and target.life != "dead":
+                applied.append(effects.apply(state, target, spec, source=attacker.id, ctx=ctx))
+        if applied:
+            res["effects"] = applied
+        results.append(res)
+    return {"attacker": attacker.id, "power": power["name"], "kind": kind, "targets": results}

@@ -1,0 +1,199 @@
+"""Damage, healing and the life track: the one implementation of each.
+
+* ``modify`` is the damage pipeline of SW-30 (halvings, then resistance and
+  vulnerability per B-SW-14 and adopted ruling 15);
+* ``deliver`` puts the result through the defence layers of SW-32 / B-SW-1..5
+  (temp HP, HP, wounds; wounding damage skips HP) and moves the life state
+  (dying, dead, knocked out: SW-41, SW-43, B-SW-11, B-SW-13, rulings 8, 10, 14);
+* ``heal`` is the healing path of SW-35, SW-40 and B-SW-9.
+
+Every function returns a breakdown so the log and the API can show each step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.errors import RuleViolation
+from domain.rulesets.stellar_winds.state import Creature
+from domain.rulesets.stellar_winds.tables import CONDITIONS
+
+
+def _components(c: Creature, key: str) -> list[dict[str, Any]]:
+    return [comp[key] for eff in c.effects if not eff.get("pending") for comp in eff["components"] if key in comp]
+
+
+def resistance(c: Creature, types: list[str]) -> int:
+    """The resistance that applies to damage of these types (B-SW-14, SW-28)."""
+    conds = c.conditions()
+    resist_all = max([c.resist.get("all", 0), *(CONDITIONS[n].resist_all for n in conds if n in CONDITIONS),
+                      *(r["value"] for r in _components(c, "resist") if r["type"] == "all")])
+    if not types:
+        return resist_all
+    per_type = []
+    for t in types:
+        best = max([c.resist.get(t, 0), resist_all, *(r["value"] for r in _components(c, "resist") if r["type"] == t)])
+        per_type.append(best)
+    # lowest of the matching resistances, 0 unless every type is resisted
+    return min(per_type) if all(v > 0 for v in per_type) else 0
+
+
+def vulnerability(c: Creature, types: list[str]) -> int:
+    """The highest vulnerability among the damage's types, once (adopted ruling 15)."""
+    values = [c.vuln.get("all", 0), *(v["value"] for v in _components(c, "vuln") if v["type"] == "all")]
+    for t in types:
+        values.append(c.vuln.get(t, 0))
+        values.extend(v["value"] for v in _components(c, "vuln") if v["type"] == t)
+    return max(values)
+
+
+def modify(
+    target: Creature,
+    raw: int,
+    types: list[str],
+    *,
+    half: bool = False,
+    weakened: bool = False,
+    ongoing: bool = False,
+) -> tuple[int, list[dict[str, Any]]]:
+    """SW-30: the damage a target actually takes from ``raw`` rolled damage."""
+    steps: list[dict[str, Any]] = [{"step": "rolled", "value": raw}]
+    amount = max(0, raw)
+    if half:
+        amount //= 2
+        steps.append({"step": "half damage (miss)", "value": amount})
+    if weakened and not ongoing:
+        amount //= 2
+        steps.append({"step": "attacker weakened: half", "value": amount})
+    if "insubstantial" in target.conditions():
+        amount //= 2
+        steps.append({"step": "target insubstantial: half", "value": amount})
+    if amount > 0:
+        vuln = vulnerability(target, types)
+        res = resistance(target, types)
+        if vuln or res:
+            amount = max(0, amount + vuln - res)
+            if vuln:
+                steps.append({"step": f"vulnerable {vuln}", "value": vuln})
+            if res:
+                steps.append({"step": f"resist {res}", "value": -res})
+            steps.append({"step": "after resistance and vulnerability", "value": amount})
+    return amount, steps
+
+
+def _dies_at(c: Creature, flags: dict[str, Any]) -> int:
+    if c.makes_death_saves:
+        return int(flags["sw.death_wounds_threshold"])
+    return int(flags["sw.monster_death_at_wounds"])
+
+
+def deliver(
+    state: Any,
+    c: Creature,
+    amount: int,
+    *,
+    wounding: bool = False,
+    nonlethal: bool = False,
+) -> dict[str, Any]:
+    """SW-32: apply ``amount`` to the layers and move the life state."""
+    flags = state.flags
+    before = c.life
+    temp = 0
+    if amount and (not wounding or flags["sw.wounding_hits_temp_hp_first"]):
+        temp = min(c.temp_hp, amount)
+        c.temp_hp -= temp
+    rest = amount - temp
+    hp_lost = wounds_lost = 0
+    if rest:
+        if wounding or c.life == "dying" or c.life == "stabilized" or c.life == "knocked_out":
+            wounds_lost = rest  # ruling 10: while dying, damage after temp HP goes to wounds
+        else:
+            hp_lost = min(c.hp, rest)
+            c.hp -= hp_lost
+            if flags["sw.damage_layering"] == "cascade" and flags["sw.hp_overflow_to_wounds"]:
+                wounds_lost = rest - hp_lost
+        if wounds_lost and not flags["sw.monsters_have_wounds"] and not c.is_pc:
+            wounds_lost = 0
+        c.wounds -= wounds_lost
+    took = amount > 0
+    if took and c.life in ("knocked_out", "stabilized"):
+        c.life = "dying"  # ruling 14 / B-SW-10: damage ends the protection
+    _settle(state, c, nonlethal=nonlethal and before not in ("dying", "knocked_out", "stabilized", "dead"))
+    if not c.is_pc and not flags["sw.monsters_have_wounds"] and c.hp == 0 and c.life == "active":
+        c.life = "dead"
+    return {
+        "amount": amount,
+        "temp_hp_lost": temp,
+        "hp_lost": hp_lost,
+        "wounds_lost": wounds_lost,
+        "wounding": wounding,
+        "life_before": before,
+        "life_after": c.life,
+    }
+
+
+def _settle(state: Any, c: Creature, *, nonlethal: bool = False) -> None:
+    """Derive the life state from the wound track (SW-41, SW-43, B-SW-11, B-SW-13)."""
+    flags = state.flags
+    if c.life == "dead":
+        return
+    if c.wounds > 0:
+        if c.life == "dying":
+            c.life = "active"
+        return
+    if nonlethal:
+        c.wounds = 0  # B-SW-11: frozen at 0, no death saves, helpless
+        c.life = "knocked_out"
+        return
+    if c.wounds <= _dies_at(c, flags):
+        c.life = "dead"
+    elif c.life in ("active", "dying"):
+        c.life = "dying"
+    if c.life == "dead" or c.life == "dying":
+        _fall_prone(state, c)
+
+
+def _fall_prone(state: Any, c: Creature) -> None:
+    """An unconscious creature falls prone (A1.10 Unconscious)."""
+    if any(comp.get("condition") == "prone" for e in c.effects for comp in e["components"]):
+        return
+    c.effects.append({
+        "effect_id": f"e{state.next_effect}",
+        "source": c.id,
+        "target": c.id,
+        "name": "fell prone",
+        "components": [{"condition": "prone"}],
+        "duration": {"kind": "until_removed"},
+    })
+    state.next_effect += 1
+
+
+def heal(state: Any, c: Creature, amount: int, *, magical: bool) -> dict[str, Any]:
+    """SW-35, SW-40, B-SW-9: healing through the one path."""
+    flags = state.flags
+    if c.life == "dead":
+        raise RuleViolation(f"{c.name} is dead; healing cannot help", field="target", code="CREATURE_DEAD")
+    before = c.life
+    wounds_set = 0
+    if c.wounds <= 0 or c.life in ("dying", "stabilized", "knocked_out"):
+        floor = int(flags["sw.dying_heal_sets_wounds_to"])
+        if c.wounds < floor:
+            wounds_set = floor - c.wounds
+            c.wounds = floor
+    wounds_healed = 0
+    if magical and flags["sw.magic_heals_wounds_first"] and c.wounds < c.max_wounds:
+        wounds_healed = min(amount, c.max_wounds - c.wounds)
+        c.wounds += wounds_healed
+    hp_healed = min(max(0, amount - wounds_healed), c.max_hp - c.hp)
+    c.hp += hp_healed
+    if c.wounds > 0 and c.life in ("dying", "stabilized", "knocked_out"):
+        c.life = "active"  # conscious, still prone (SW-40)
+    return {
+        "amount": amount,
+        "magical": magical,
+        "wounds_raised_to_conscious": wounds_set,
+        "wounds_healed": wounds_healed,
+        "hp_healed": hp_healed,
+        "life_before": before,
+        "life_after": c.life,
+    }

@@ -1,0 +1,140 @@
+"""Effects: conditions, ongoing damage and modifiers with durations (A1.10, A1.11).
+
+An effect is a dict kept on its target::
+
+    {"effect_id": "e7", "source": "goblin-1", "target": "traze", "name": "ray of frost",
+     "components": [{"condition": "slowed"}, {"ongoing": {"type": "cold", "amount": 5}},
+                    {"defense_mod": {"defense": "all", "value": -2}}],
+     "duration": {"kind": "save_ends" | "until_start_of_turn" | "until_end_of_turn" | "end_of_encounter"
+                        | "sustained" | "until_removed", "anchor": "<creature id>", ...},
+     "aftereffect": {...same shape, optional...}}
+
+One saving throw ends every component of an effect (SW-45, adopted ruling 7).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
+
+DURATIONS = ("save_ends", "until_start_of_turn", "until_end_of_turn", "end_of_encounter", "sustained",
+             "until_removed")
+COMPONENT_KEYS = ("condition", "ongoing", "defense_mod", "attack_mod", "resist", "vuln", "regeneration")
+DEFENSE_KEYS = ("all", "ac", "fort", "ref", "will")
+
+
+def check_spec(spec: Any, state: Any, field: str = "effects") -> dict[str, Any]:
+    """Validate an effect specification (components, duration, aftereffect)."""
+    if not isinstance(spec, dict):
+        raise InvalidInput("an effect is an object with components and a duration", field=field)
+    comps = spec.get("components")
+    if not isinstance(comps, list) or not comps:
+        raise InvalidInput("an effect needs at least one component", field=f"{field}.components")
+    for comp in comps:
+        _check_component(comp, state, field)
+    duration = spec.get("duration", {"kind": "until_removed"})
+    if not isinstance(duration, dict) or duration.get("kind") not in DURATIONS:
+        raise InvalidInput(f"duration.kind must be one of {', '.join(DURATIONS)}", field=f"{field}.duration")
+    anchor = duration.get("anchor")
+    if anchor is not None and anchor not in state.creatures:
+        raise InvalidInput(f"duration anchor {anchor!r} is not a creature here", field=f"{field}.duration.anchor")
+    if duration["kind"] == "sustained" and duration.get("action", "minor") not in ("standard", "move", "minor"):
+        raise InvalidInput("a sustained effect is sustained by a standard, move or minor action",
+                           field=f"{field}.duration.action")
+    if spec.get("aftereffect") is not None:
+        check_spec(spec["aftereffect"], state, f"{field}.aftereffect")
+    if spec.get("on", "hit") not in ("hit", "miss", "always"):
+        raise InvalidInput("effect 'on' must be hit, miss or always", field=f"{field}.on")
+    return spec
+
+
+def _check_component(comp: Any, state: Any, field: str) -> None:
+    if not isinstance(comp, dict) or len(comp) < 1 or not set(comp) & set(COMPONENT_KEYS):
+        raise InvalidInput(f"each component is one of {', '.join(COMPONENT_KEYS)}", field=f"{field}.components")
+    if "condition" in comp:
+        if comp["condition"] not in CONDITIONS:
+            raise InvalidInput(f"unknown condition {comp['condition']!r}; known: {', '.join(CONDITIONS)}",
+                               field=f"{field}.components")
+        marker = comp.get("marker")
+        if comp["condition"] == "marked" and marker is not None and marker not in state.creatures:
+            raise InvalidInput(f"marker {marker!r} is not a creature here", field=f"{field}.components")
+    for key in ("ongoing", "resist", "vuln"):
+        if key in comp:
+            v = comp[key]
+            if not isinstance(v, dict) or not _whole(v.get("amount" if key == "ongoing" else "value")):
+                raise InvalidInput(f"{key} needs a type and a whole-number amount", field=f"{field}.components")
+            t = v.get("type")
+            if t is not None and t != "all" and t not in DAMAGE_TYPES and not (key == "ongoing" and t == "untyped"):
+                raise InvalidInput(f"unknown damage type {t!r}", field=f"{field}.components")
+    for key in ("defense_mod", "attack_mod"):
+        if key in comp:
+            v = comp[key]
+            if not isinstance(v, dict) or not _whole(v.get("value"), negative=True):
+                raise InvalidInput(f"{key} needs a whole-number value", field=f"{field}.components")
+            if key == "defense_mod" and v.get("defense", "all") not in DEFENSE_KEYS:
+                raise InvalidInput("defense_mod.defense is all, ac, fort, ref or will", field=f"{field}.components")
+    if "regeneration" in comp and not _whole(comp["regeneration"]):
+        raise InvalidInput("regeneration is a whole number", field=f"{field}.components")
+
+
+def _whole(v: Any, negative: bool = False) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and (negative or v >= 0) and abs(v) <= 100_000
+
+
+def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: Any) -> dict[str, Any]:
+    """Put an effect on a target. A new mark replaces an old one (A1.10 Marked)."""
+    duration = dict(spec.get("duration", {"kind": "until_removed"}))
+    if duration["kind"] in ("until_start_of_turn", "until_end_of_turn", "sustained") and "anchor" not in duration:
+        default = state.flags.get("sw.duration_default_anchor", "creator")
+        duration["anchor"] = source if default == "creator" else target.id  # B-X-2
+    enc = state.encounter
+    duration.setdefault("applied_round", enc.round if enc else None)
+    duration.setdefault("applied_turn_of", enc.current if enc else None)
+    effect = {
+        "effect_id": f"e{state.next_effect}",
+        "source": source,
+        "target": target.id,
+        "name": spec.get("name", "effect"),
+        "components": [dict(c) for c in spec["components"]],
+        "duration": duration,
+    }
+    if spec.get("aftereffect") is not None:
+        effect["aftereffect"] = spec["aftereffect"]
+    state.next_effect += 1
+    if any(c.get("condition") == "marked" for c in effect["components"]):
+        target.effects = [e for e in target.effects
+                          if not any(c.get("condition") == "marked" for c in e["components"])]
+    target.effects.append(effect)
+    return {"effect_id": effect["effect_id"], "target": target.id, "name": effect["name"],
+            "duration": duration["kind"]}
+
+
+def defense_mods(c: Any, defense: str) -> list[dict[str, Any]]:
+    out = []
+    for e in c.effects:
+        if e.get("pending"):
+            continue
+        for comp in e["components"]:
+            mod = comp.get("defense_mod")
+            if mod and mod.get("defense", "all") in ("all", defense):
+                out.append({"source": e.get("name", "effect"), "value": mod["value"]})
+    return out
+
+
+def attack_mods(c: Any) -> list[dict[str, Any]]:
+    out = []
+    for e in c.effects:
+        if e.get("pending"):
+            continue
+        for comp in e["components"]:
+            mod = comp.get("attack_mod")
+            if mod:
+                out.append({"source": e.get("name", "effect"), "value": mod["value"]})
+    return out
+
+
+def markers(c: Any) -> set[str]:
+    return {comp["marker"] for e in c.effects if not e.get("pending") for comp in e["components"]
+            if comp.get("condition") == "marked" and comp.get("marker")}

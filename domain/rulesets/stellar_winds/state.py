@@ -1,0 +1,213 @@
+"""Stellar Winds state: what the fold derives per creature and per encounter (RULES.md C1.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.rulesets.stellar_winds.tables import CONDITIONS, ORCUS_XP, XP_TABLES
+
+SHEET_FIELDS = (
+    "name", "kind", "heroic", "level", "abilities", "max_hp", "surges_per_day", "defenses", "speed",
+    "resist", "vuln", "regeneration", "crit_min", "initiative_misc", "max_wounds_override", "second_wind",
+)
+TRACK_FIELDS = (
+    "hp", "temp_hp", "wounds", "surges", "second_wind_used", "life", "death_fails", "ap", "ap_locked",
+    "encounters_since_rest", "xp", "level_pinned", "last_extended_rest_at", "care_day",
+)
+
+
+def modifier(score: int) -> int:
+    """Ability modifier: (score - 10) / 2, rounded down."""
+    return (score - 10) // 2
+
+
+class Creature:
+    """One creature's sheet and tracks. Effects are dicts (see ``effects.py``)."""
+
+    __slots__ = (*SHEET_FIELDS, *TRACK_FIELDS, "id", "effects")
+
+    id: str
+    name: str
+    kind: str
+    heroic: bool
+    level: int
+    abilities: dict[str, int]
+    max_hp: int
+    surges_per_day: int
+    defenses: dict[str, int]
+    speed: int
+    resist: dict[str, int]
+    vuln: dict[str, int]
+    regeneration: int
+    crit_min: int
+    initiative_misc: int
+    max_wounds_override: int | None
+    second_wind: bool | None
+    hp: int
+    temp_hp: int
+    wounds: int
+    surges: int
+    second_wind_used: bool
+    life: str  # active | knocked_out | dying | stabilized | dead
+    death_fails: int
+    ap: int
+    ap_locked: bool
+    encounters_since_rest: int
+    xp: int | None
+    level_pinned: int | None
+    last_extended_rest_at: int | None
+    care_day: int | None
+    effects: list[dict[str, Any]]
+
+    def clone(self) -> Creature:
+        c = Creature.__new__(Creature)
+        for name in Creature.__slots__:
+            setattr(c, name, getattr(self, name))
+        c.effects = [dict(e) for e in self.effects]
+        return c
+
+    # --- derived numbers -------------------------------------------------
+    @property
+    def is_pc(self) -> bool:
+        return self.kind == "pc"
+
+    @property
+    def makes_death_saves(self) -> bool:
+        return self.kind == "pc" or self.heroic
+
+    @property
+    def bloodied_value(self) -> int:
+        return self.max_hp // 2
+
+    @property
+    def bloodied(self) -> bool:
+        return self.hp <= self.bloodied_value
+
+    @property
+    def surge_value(self) -> int:
+        return self.max_hp // 4
+
+    @property
+    def max_wounds(self) -> int:
+        if self.max_wounds_override is not None:
+            return self.max_wounds_override
+        return self.abilities.get("con", 10)
+
+    @property
+    def conscious(self) -> bool:
+        return self.life == "active" and not self.has_condition("unconscious")
+
+    def has_condition(self, name: str) -> bool:
+        return name in self.conditions()
+
+    def conditions(self) -> set[str]:
+        """Every condition it has now: from its life state and its effects, with implications."""
+        found: set[str] = set()
+        if self.life in ("dying", "knocked_out", "stabilized"):
+            found.add("dying" if self.life == "dying" else "unconscious")
+        for eff in self.effects:
+            if eff.get("pending"):
+                continue
+            for comp in eff["components"]:
+                cond = comp.get("condition")
+                if cond:
+                    found.add(cond)
+        stack = list(found)
+        while stack:
+            cond = CONDITIONS.get(stack.pop())
+            for implied in cond.implies if cond else ():
+                if implied not in found:
+                    found.add(implied)
+                    stack.append(implied)
+        return found
+
+
+def level_for_xp(xp: int, table: list[int]) -> int:
+    level = 1
+    for n, threshold in enumerate(table, start=1):
+        if xp >= threshold:
+            level = n
+    return level
+
+
+def xp_table(flags: dict[str, Any]) -> list[int]:
+    value = flags.get("xp_table", "orcus")
+    return XP_TABLES.get(value, ORCUS_XP) if isinstance(value, str) else list(value)
+
+
+def current_level(c: Creature, flags: dict[str, Any]) -> int:
+    """A PC's level: pinned by the GM, else derived from XP (adopted rulings 3, 9)."""
+    if c.kind != "pc" or c.xp is None:
+        return c.level
+    if c.level_pinned is not None:
+        return c.level_pinned
+    return level_for_xp(c.xp, xp_table(flags))
+
+
+class Encounter:
+    """An encounter's order of play (C1.1 encounter projection)."""
+
+    __slots__ = (
+        "id", "name", "participants", "initiative", "order", "round", "turn_index", "surprised",
+        "surprise_round", "delayed", "readied", "state", "turn_log", "started_at",
+    )
+
+    id: str
+    name: str
+    participants: list[str]
+    initiative: dict[str, dict[str, Any]]
+    order: list[str]
+    round: int
+    turn_index: int
+    surprised: list[str]
+    surprise_round: bool
+    delayed: list[str]
+    readied: dict[str, dict[str, Any]]
+    state: str  # setup | running | ended
+    turn_log: dict[str, Any]
+    started_at: int
+
+    def clone(self) -> Encounter:
+        e = Encounter.__new__(Encounter)
+        for name in Encounter.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = list(value)
+            elif isinstance(value, dict):
+                value = {k: (dict(v) if isinstance(v, dict) else v) for k, v in value.items()}
+            setattr(e, name, value)
+        return e
+
+    @property
+    def current(self) -> str | None:
+        if self.state != "running" or not self.order or self.turn_index >= len(self.order):
+            return None
+        return self.order[self.turn_index]
+
+
+class SWState:
+    """The whole Stellar Winds state of a campaign at one position."""
+
+    __slots__ = ("flags", "creatures", "encounters", "active_encounter", "minutes", "next_effect")
+
+    def __init__(self, flags: dict[str, Any]) -> None:
+        self.flags = dict(flags)
+        self.creatures: dict[str, Creature] = {}
+        self.encounters: dict[str, Encounter] = {}
+        self.active_encounter: str | None = None
+        self.minutes = 0  # game clock, in minutes since the campaign began
+        self.next_effect = 1
+
+    def clone(self) -> SWState:
+        s = SWState.__new__(SWState)
+        s.flags = dict(self.flags)
+        s.creatures = {k: c.clone() for k, c in self.creatures.items()}
+        s.encounters = {k: e.clone() for k, e in self.encounters.items()}
+        s.active_encounter = self.active_encounter
+        s.minutes = self.minutes
+        s.next_effect = self.next_effect
+        return s
+
+    @property
+    def encounter(self) -> Encounter | None:
+        return self.encounters.get(self.active_encounter) if self.active_encounter else None

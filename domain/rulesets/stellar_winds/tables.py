@@ -1,0 +1,131 @@
+"""Stellar Winds tables: the rules as data, not if-chains.
+
+Conditions (A1.10), attack circumstances (A1.5), rest contents (SW-49) and the
+XP table (A4.2, adopted ruling 3). The fold reads these; tests check rows
+against RULES.md ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What a condition does (A1.10). Numbers are modifiers, booleans switches."""
+
+    grants_ca: bool = False  # attackers have combat advantage against it
+    grants_ca_melee_only: bool = False  # prone: only melee attackers
+    attack_penalty: int = 0  # to its own attack rolls
+    defense_mod: int = 0  # to all its defenses
+    ranged_defense_mod: int = 0  # to its defenses against ranged attacks (prone: +2)
+    actions: str = "all"  # "all" | "one" (one of standard/move/minor) | "free_only" | "none"
+    no_immediate: bool = False  # no immediate or opportunity actions
+    cannot_flank: bool = False
+    cannot_delay: bool = False
+    half_damage_dealt: bool = False  # weakened
+    half_damage_taken: bool = False  # insubstantial (ongoing included)
+    resist_all: int = 0  # petrified
+    implies: tuple[str, ...] = ()  # further conditions it brings
+    speed: int | None = None  # slowed: speed becomes 2
+
+
+CONDITIONS: dict[str, Condition] = {
+    "blinded": Condition(grants_ca=True, attack_penalty=-5, cannot_flank=True),  # targets: total concealment
+    "dazed": Condition(grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True),
+    "deafened": Condition(),
+    "dominated": Condition(implies=("dazed",)),
+    "dying": Condition(implies=("unconscious",)),
+    "helpless": Condition(grants_ca=True),
+    "immobilized": Condition(),
+    "marked": Condition(),
+    "petrified": Condition(actions="none", resist_all=20, cannot_delay=True, no_immediate=True),
+    "prone": Condition(grants_ca_melee_only=True, attack_penalty=-2, ranged_defense_mod=2),
+    "restrained": Condition(grants_ca=True, attack_penalty=-2, implies=("immobilized",)),
+    "slowed": Condition(speed=2),
+    "stunned": Condition(grants_ca=True, actions="none", no_immediate=True, cannot_flank=True, cannot_delay=True),
+    "surprised": Condition(grants_ca=True, actions="free_only", no_immediate=True, cannot_flank=True,
+                           cannot_delay=True),
+    "unconscious": Condition(defense_mod=-5, actions="none", no_immediate=True, cannot_flank=True,
+                             cannot_delay=True, implies=("helpless", "prone")),
+    "weakened": Condition(half_damage_dealt=True),
+    # statuses
+    "invisible": Condition(),
+    "insubstantial": Condition(half_damage_taken=True),
+    "grabbed": Condition(implies=("immobilized",)),
+}
+
+
+@dataclass(frozen=True)
+class Circumstance:
+    """A declared attack circumstance (A1.5): its modifier and where it applies."""
+
+    modifier: int
+    label: str
+    kinds: tuple[str, ...] = ("melee", "ranged", "close", "area")
+    combat_advantage: bool = False  # counts as (and does not stack with) combat advantage
+
+
+CIRCUMSTANCES: dict[str, Circumstance] = {
+    "combat_advantage": Circumstance(+2, "combat advantage", combat_advantage=True),
+    "flanking": Circumstance(+2, "combat advantage (flanking)", ("melee",), combat_advantage=True),
+    "cover": Circumstance(-2, "cover"),
+    "superior_cover": Circumstance(-5, "superior cover"),
+    "concealment": Circumstance(-2, "concealment", ("melee", "ranged")),
+    "total_concealment": Circumstance(-5, "total concealment", ("melee", "ranged")),
+    "long_range": Circumstance(-2, "long range", ("ranged",)),
+    "charge": Circumstance(+1, "charge", ("melee",)),
+    "running": Circumstance(-5, "attacker running"),
+    "squeezing": Circumstance(-5, "attacker squeezing"),
+    "aid_another": Circumstance(+2, "aid another"),
+    "autofire_without_expert": Circumstance(-4, "autofire without Firearms Expert", ("ranged", "area")),
+}
+
+COMBAT_ADVANTAGE_BONUS = 2
+MARKED_PENALTY = -2  # attack that does not target the marker
+SECOND_WIND_DEFENSE_BONUS = 2
+
+
+@dataclass(frozen=True)
+class Rest:
+    """What a rest restores (SW-48, SW-49)."""
+
+    minutes: int
+    regains_second_wind: bool = True
+    clears_action_point_lock: bool = True
+    ends_temporary_hp: bool = True
+    resets_death_save_failures: bool = True
+    revives_knocked_out: bool = True
+    ends_encounter_effects: bool = True
+    restores_hp: bool = False
+    restores_surges: bool = False
+    resets_action_points: bool = False
+    resets_milestones: bool = False
+    wakes_stabilized: bool = False
+    once_per_day: bool = False
+
+
+RESTS: dict[str, Rest] = {
+    "short": Rest(minutes=5),
+    "extended": Rest(
+        minutes=360,
+        restores_hp=True,
+        restores_surges=True,
+        resets_action_points=True,
+        resets_milestones=True,
+        wakes_stabilized=True,
+        once_per_day=True,
+    ),
+}
+
+# A4.2 "Levels and Their Benefits": cumulative XP to *be* each level 1..30.
+ORCUS_XP = [
+    0, 1000, 2250, 3750, 5500, 7500, 10000, 13000, 16500, 20500,
+    25500, 31500, 38500, 46500, 56500, 68500, 82500, 98500, 118500, 142500,
+    170500, 202500, 242500, 290500, 346500, 410500, 490500, 586500, 698500, 826500,
+]
+XP_TABLES = {"orcus": ORCUS_XP}
+
+DAMAGE_TYPES = frozenset(
+    {"acid", "cold", "fire", "force", "lightning", "necrotic", "poison", "psychic", "radiant", "thunder"}
+)
