@@ -15,6 +15,8 @@ off physical dice; either way the faces are stored in the fact.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
@@ -43,6 +45,7 @@ class Recorded:
     positions: list[int]
     outcomes: list[dict[str, Any]]
     facts: list[dict[str, Any]]
+    replayed: bool = False  # True: an idempotent repeat; nothing new was stored
 
     @property
     def position(self) -> int:
@@ -116,9 +119,11 @@ class ChronicleApplication(Application[UUID]):
         *,
         meta: dict[str, Any] | None = None,
         expected_position: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Recorded:
         """Record one fact (a table action or a correction)."""
-        return self.record_many(campaign_id, [(fact_type, payload)], meta=meta, expected_position=expected_position)
+        return self.record_many(campaign_id, [(fact_type, payload)], meta=meta, expected_position=expected_position,
+                                idempotency_key=idempotency_key)
 
     def record_many(
         self,
@@ -127,12 +132,24 @@ class ChronicleApplication(Application[UUID]):
         *,
         meta: dict[str, Any] | None = None,
         expected_position: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Recorded:
-        """Record several facts as one table action: all stored, or none."""
+        """Record several facts as one table action: all stored, or none.
+
+        With an ``idempotency_key``, a repeat of the same request returns the
+        original result and stores nothing; the same key with a different
+        request is refused (``IDEMPOTENCY_KEY_REUSED``). Keys live in the facts'
+        envelopes, so they survive restarts.
+        """
         if not items:
             raise InvalidInput("nothing to record", field="facts")
         checked = [(t, facts.validate(t, p)) for t, p in items]
         base_meta = dict(meta or {})
+        if idempotency_key is not None:
+            if not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200:
+                raise InvalidInput("an idempotency key is 1 to 200 characters", field="idempotencyKey")
+            base_meta["idempotency_key"] = idempotency_key
+            base_meta["request_hash"] = _fingerprint(checked)
         if len(checked) > 1:
             base_meta.setdefault("correlation_id", f"a-{uuid.uuid4().hex[:12]}")
         base_meta.setdefault("recorded_at", datetime.now(timezone.utc).isoformat())
@@ -140,6 +157,10 @@ class ChronicleApplication(Application[UUID]):
             for _attempt in range(MAX_ATTEMPTS):
                 campaign = self._load(campaign_id)
                 ledger = campaign.ledger
+                if idempotency_key is not None:
+                    earlier = ledger.by_idempotency_key(idempotency_key)
+                    if earlier:
+                        return self._replayed(campaign_id, ledger, earlier, base_meta["request_hash"])
                 if expected_position is not None and ledger.last_seq != expected_position:
                     raise Conflict(
                         f"the campaign is at position {ledger.last_seq}, not {expected_position}",
@@ -164,6 +185,16 @@ class ChronicleApplication(Application[UUID]):
                     continue
                 return Recorded(campaign_id, positions, outcomes, stored)
             raise Conflict("the campaign kept changing under this command; try again", field="campaign")
+
+    @staticmethod
+    def _replayed(campaign_id: UUID, ledger: Ledger, earlier: list[Entry], request_hash: str) -> Recorded:
+        if earlier[0].meta.get("request_hash") != request_hash:
+            raise InvalidInput("this idempotency key was used for a different request", field="idempotencyKey",
+                               code="IDEMPOTENCY_KEY_REUSED")
+        seqs = [e.seq for e in earlier]
+        outcomes = [o or {} for o in ledger.outcomes_as_recorded(seqs)]
+        return Recorded(campaign_id, seqs, outcomes, [{"type": e.type, "payload": e.payload} for e in earlier],
+                        replayed=True)
 
     # ----------------------------------------------------------- table actions
     def register_creature(self, campaign_id: UUID, **sheet: Any) -> Recorded:
@@ -351,6 +382,21 @@ def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[
         if changed:
             out[cid] = changed
     return out
+
+
+def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
+    """A stable hash of a request's facts (dice rolled by the server excluded: a retry rolls anew)."""
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            if "terms" in value and "expression" in value and not value.get("manual"):
+                return {"expression": value["expression"]}
+            return {k: strip(v) for k, v in sorted(value.items())}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    body = json.dumps([[t, strip(p)] for t, p in items], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 def _slug(name: str) -> str:

@@ -109,6 +109,7 @@ class Ledger:
         self._rulings_recorded: dict[str, int] = {}
         self._corrections: list[int] = []  # seqs of meta facts that reinterpret others
         self._amend_cache: dict[tuple[int, tuple[int, ...]], dict[str, Any]] = {}
+        self._idempotency: dict[str, list[int]] = {}
         # folded state (corrected axis)
         self._res = Resolution()
         self._state: Any = None
@@ -176,6 +177,9 @@ class Ledger:
 
     def _index(self, entry: Entry) -> None:
         meta = entry.meta
+        key = meta.get("idempotency_key")
+        if key:
+            self._idempotency.setdefault(key, []).append(entry.seq)
         corr = meta.get("correlation_id")
         if corr:
             self._by_correlation.setdefault(corr, []).append(entry.seq)
@@ -572,6 +576,22 @@ class Ledger:
         if seq in res.overrides:
             flags.append("overridden")
         return flags or ["active"]
+
+    def by_idempotency_key(self, key: str) -> list[Entry]:
+        """The facts a command with this idempotency key stored (empty if none)."""
+        return [self.entry(s) for s in self._idempotency.get(key, [])]
+
+    def outcomes_as_recorded(self, seqs: list[int]) -> list[dict[str, Any] | None]:
+        """Each fact's outcome as it was when it was recorded (for idempotent replays)."""
+        found: dict[int, dict[str, Any] | None] = {}
+        wanted = set(seqs)
+
+        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
+            if e.seq in wanted:
+                found[e.seq] = outcome
+
+        self.replay(sink, upto=max(seqs), view=RECORDED)
+        return [found.get(s) for s in seqs]
 
     def effective_payload(self, seq: int) -> dict[str, Any]:
         return self._payload(seq, self.resolution)

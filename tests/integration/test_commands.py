@@ -139,3 +139,22 @@ def test_two_writers_cannot_both_spend_the_last_surge(app: ChronicleApplication,
         assert fresh.creature_state(cid, "traze")["surges"] == 0
     finally:
         fresh.close()
+
+
+def test_a_repeated_idempotency_key_returns_the_original_result(app: ChronicleApplication,
+                                                                 store: Settings) -> None:
+    cid = setup(app)
+    first = app.record(cid, "DamageTaken", {"target": "traze", "amount": 7}, idempotency_key="k-1")
+    again = app.record(cid, "DamageTaken", {"target": "traze", "amount": 7}, idempotency_key="k-1")
+    assert again.replayed and again.positions == first.positions and again.outcomes == first.outcomes
+    assert app.creature_state(cid, "traze")["hp"] == 48 - 7
+    restarted = open_application(store)  # a new process knows the key from the stored facts
+    try:
+        assert restarted.record(cid, "DamageTaken", {"target": "traze", "amount": 7},
+                                idempotency_key="k-1").positions == first.positions
+        with pytest.raises(DomainError) as err:
+            restarted.record(cid, "DamageTaken", {"target": "traze", "amount": 8}, idempotency_key="k-1")
+        assert err.value.code == "IDEMPOTENCY_KEY_REUSED"
+        assert restarted.creature_state(cid, "traze")["hp"] == 48 - 7
+    finally:
+        restarted.close()
