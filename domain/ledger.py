@@ -518,7 +518,10 @@ class Ledger:
             rev = self.entry(p["revocation"])
             if rev.type != "FactRevoked":
                 raise InvalidInput(f"fact {rev.seq} is a {rev.type}, not a revocation", field="revocation")
-            if rev.seq in res.revoked:
+            restored = any(
+                self.entry(s).type == "FactRestored" and self.entry(s).payload["revocation"] == rev.seq
+                and s not in res.revoked for s in self._corrections)
+            if rev.seq in res.revoked or restored:
                 raise RuleViolation(f"revocation {rev.seq} is no longer in force", field="revocation",
                                     code="NOT_REVOKED")
         elif t == "FactAmended":
