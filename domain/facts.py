@@ -172,7 +172,57 @@ TABLE: dict[str, dict[str, Field]] = {
         "extra_crit": opt("roll", None, nullable=True),
         "nonlethal": opt("bool", False),
         "coup_de_grace": opt("bool", False),
+        "action": opt("str", None),
     },
+    # --- encounters (RULES.md A1.1, A1.2, A1.11; C1.2) ---
+    "EncounterStarted": {
+        "encounter_id": req("str"),
+        "name": opt("str", ""),
+        "participants": req("list_str"),
+    },
+    "SurpriseDetermined": {"encounter_id": req("str"), "surprised": opt("list_str", [])},
+    "InitiativeRolled": {"encounter_id": req("str"), "creature": req("str"), "roll": req("roll")},
+    "InitiativeTieBroken": {
+        "encounter_id": req("str"),
+        "creatures": req("list_str"),
+        "method": req("enum", choices=("bonus", "die", "coin")),
+        "rolls": opt("list_dict", None, nullable=True),
+    },
+    "TurnEnded": {"encounter_id": req("str")},
+    "TurnDelayed": {"encounter_id": req("str"), "creature": req("str")},
+    "DelayedTurnTaken": {"encounter_id": req("str"), "creature": req("str")},
+    "ActionReadied": {
+        "encounter_id": req("str"),
+        "creature": req("str"),
+        "action": req("enum", choices=("standard", "move", "minor")),
+        "trigger": req("str"),
+    },
+    "ReadiedActionTriggered": {
+        "encounter_id": req("str"),
+        "creature": req("str"),
+        "trigger_creature": req("str"),
+    },
+    "ActionTaken": {
+        "encounter_id": opt("str", None, nullable=True),
+        "creature": req("str"),
+        "action": req("enum", choices=("standard", "move", "minor", "free", "immediate", "opportunity")),
+        "name": opt("str", ""),
+        "substitutes_for": opt("enum", None, choices=("standard", "move"), nullable=True),
+        "gm_exception": opt("bool", False),
+    },
+    "EffectApplied": {"target": req("str"), "source": req("str"), "effect": req("dict")},
+    "EffectSustained": {
+        "effect_id": req("str"),
+        "action": req("enum", choices=("standard", "move", "minor")),
+    },
+    "EffectEnded": {"effect_id": req("str"), "reason": opt("str", "gm")},
+    "SavingThrowRolled": {
+        "creature": req("str"),
+        "effect_id": req("str"),
+        "roll": req("roll"),
+        "modifiers": opt("list_dict", []),
+    },
+    "EncounterEnded": {"encounter_id": req("str"), "outcome": opt("str", "")},
 }
 
 SCHEMAS: dict[str, dict[str, Field]] = {**META, **TABLE}

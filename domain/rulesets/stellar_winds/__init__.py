@@ -6,12 +6,26 @@ from typing import Any
 
 from domain.errors import InvalidInput
 from domain.rulesets import register
-from domain.rulesets.stellar_winds import attacks, rules
+from domain.rulesets.stellar_winds import attacks, encounters, rules
 from domain.rulesets.stellar_winds.flags import DEFAULTS, validate_flag
-from domain.rulesets.stellar_winds.state import Creature, Encounter, SWState, current_level, level_for_xp, xp_table
+from domain.rulesets.stellar_winds.state import (
+    Creature,
+    Encounter,
+    SWState,
+    current_level,
+    initiative_bonus,
+    level_for_xp,
+    xp_table,
+)
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
-HANDLERS: dict[str, Any] = {**rules.HANDLERS, "AttackMade": attacks.attack_made}
+HANDLERS: dict[str, Any] = {
+    **rules.HANDLERS,
+    "AttackMade": encounters.with_action(attacks.attack_made, field="attacker"),
+    # B-SW-23: second wind is a standard action when used in a running encounter
+    "SecondWindUsed": encounters.with_action(rules.second_wind, field="creature", fixed="standard"),
+    **encounters.HANDLERS,
+}
 
 
 class StellarWinds:
@@ -75,17 +89,12 @@ class StellarWinds:
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
             "creatures": {cid: self.creature_view(state, c) for cid, c in sorted(state.creatures.items())},
-            "encounters": {eid: encounter_view(e) for eid, e in sorted(state.encounters.items())},
+            "encounters": {eid: encounter_view(e, state) for eid, e in sorted(state.encounters.items())},
         }
 
 
-def initiative_bonus(c: Creature, flags: dict[str, Any]) -> int:
-    """SW-3: half level + Dexterity modifier + misc."""
-    return current_level(c, flags) // 2 + (c.abilities.get("dex", 10) - 10) // 2 + c.initiative_misc
-
-
-def encounter_view(e: Encounter) -> dict[str, Any]:
-    return {
+def encounter_view(e: Encounter, state: SWState | None = None) -> dict[str, Any]:
+    view = {
         "id": e.id,
         "name": e.name,
         "state": e.state,
@@ -97,7 +106,20 @@ def encounter_view(e: Encounter) -> dict[str, Any]:
         "participants": list(e.participants),
         "surprised": list(e.surprised),
         "delayed": list(e.delayed),
+        "readied": {k: dict(v) for k, v in e.readied.items()},
+        "turn_number": e.turn_log.get("turn_no", 0),
+        "actions_this_turn": list(e.turn_log.get("actions", ())),
+        "unresolved_ties": encounters.unresolved_ties(e) if e.state == "setup" else [],
     }
+    if state is not None:
+        # active effects on the participants, with their durations (anchor per B-X-2)
+        view["effects"] = [
+            {"effect_id": x["effect_id"], "target": cid, "source": x.get("source"), "name": x.get("name"),
+             "components": [dict(comp) for comp in x["components"]], "duration": dict(x["duration"]),
+             **({"pending": True} if x.get("pending") else {})}
+            for cid in e.participants if cid in state.creatures for x in state.creatures[cid].effects
+        ]
+    return view
 
 
 STELLAR_WINDS = register(StellarWinds())

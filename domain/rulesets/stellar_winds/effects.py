@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, NotFound
 from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
 
 DURATIONS = ("save_ends", "until_start_of_turn", "until_end_of_turn", "end_of_encounter", "sustained",
-             "until_removed")
+             "until_removed", "surprise_round")
+# Durations tied to an anchor creature's turns (B-X-2); they also end with the encounter.
+TURN_DURATIONS = ("until_start_of_turn", "until_end_of_turn", "sustained")
 COMPONENT_KEYS = ("condition", "ongoing", "defense_mod", "attack_mod", "resist", "vuln", "regeneration")
 DEFENSE_KEYS = ("all", "ac", "fort", "ref", "will")
 
@@ -92,6 +94,9 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
     enc = state.encounter
     duration.setdefault("applied_round", enc.round if enc else None)
     duration.setdefault("applied_turn_of", enc.current if enc else None)
+    # the encounter's turn counter when applied: "next turn" is the anchor's first turn started after it
+    running = enc is not None and enc.state == "running"
+    duration.setdefault("applied_turn", enc.turn_log.get("turn_no", 0) if enc and running else None)
     effect = {
         "effect_id": f"e{state.next_effect}",
         "source": source,
@@ -102,6 +107,8 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
     }
     if spec.get("aftereffect") is not None:
         effect["aftereffect"] = spec["aftereffect"]
+    if spec.get("beneficial"):
+        effect["beneficial"] = True  # SW-11: ends when its anchor delays, if due at that turn's end
     state.next_effect += 1
     if any(c.get("condition") == "marked" for c in effect["components"]):
         target.effects = [e for e in target.effects
@@ -109,6 +116,23 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
     target.effects.append(effect)
     return {"effect_id": effect["effect_id"], "target": target.id, "name": effect["name"],
             "duration": duration["kind"]}
+
+
+def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:
+    """The creature carrying an effect, and the effect."""
+    for c in state.creatures.values():
+        for e in c.effects:
+            if e["effect_id"] == effect_id:
+                return c, e
+    raise NotFound(f"no active effect {effect_id!r}", field="effect_id")
+
+
+def remove(c: Any, effect_ids: set[str]) -> list[dict[str, Any]]:
+    """Take effects off a creature (a new list: checkpoints share nothing); return the removed ones."""
+    gone = [e for e in c.effects if e["effect_id"] in effect_ids]
+    if gone:
+        c.effects = [e for e in c.effects if e["effect_id"] not in effect_ids]
+    return gone
 
 
 def defense_mods(c: Any, defense: str) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.state import Creature, SWState, current_level, level_for_xp, xp_table
-from domain.rulesets.stellar_winds.tables import RESTS
+from domain.rulesets.stellar_winds.tables import DAMAGE_TYPES, RESTS
 
 Handler = Any
 
@@ -121,6 +121,10 @@ def _validate_changes(changes: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------- damage
 def damage_taken(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """Damage from a source other than an attack (SW-31, SW-30 pipeline, SW-32 layers)."""
+    unknown = [t for t in p["types"] if t not in DAMAGE_TYPES]
+    if unknown:  # an unknown type would silently bypass resistance and vulnerability (SW-27)
+        raise InvalidInput(f"unknown damage type(s) {', '.join(unknown)}; known: {', '.join(sorted(DAMAGE_TYPES))}",
+                           field="types")
     c = creature(state, p["target"], "target")
     not_dead(c, ctx, "target")
     rolled = (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["amount"]

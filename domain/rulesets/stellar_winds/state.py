@@ -144,6 +144,11 @@ def current_level(c: Creature, flags: dict[str, Any]) -> int:
     return level_for_xp(c.xp, xp_table(flags))
 
 
+def initiative_bonus(c: Creature, flags: dict[str, Any]) -> int:
+    """SW-3: half level + Dexterity modifier + misc."""
+    return current_level(c, flags) // 2 + modifier(c.abilities.get("dex", 10)) + c.initiative_misc
+
+
 class Encounter:
     """An encounter's order of play (C1.1 encounter projection)."""
 

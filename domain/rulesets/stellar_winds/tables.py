@@ -81,6 +81,37 @@ CIRCUMSTANCES: dict[str, Circumstance] = {
     "autofire_without_expert": Circumstance(-4, "autofire without Firearms Expert", ("ranged", "area")),
 }
 
+# SW-8 (reconstructed, 4E-DEFAULT): the action sets a turn may use; each is {kind: count}.
+ACTION_SETS: tuple[dict[str, int], ...] = (
+    {"standard": 1, "move": 1, "minor": 1},  # A
+    {"standard": 1, "minor": 2},  # B
+    {"move": 2, "minor": 1},  # C
+    {"move": 1, "minor": 2},  # D
+    {"minor": 3},  # E
+)
+TURN_ACTIONS = ("standard", "move", "minor")  # the budgeted kinds
+ACTION_KINDS = ("standard", "move", "minor", "free", "immediate", "opportunity")
+# SW-8: an action may be taken instead of the ones listed (move or minor for standard; minor for move).
+SUBSTITUTIONS: dict[str, tuple[str, ...]] = {"move": ("standard",), "minor": ("standard", "move")}
+
+
+@dataclass(frozen=True)
+class ActionLimit:
+    """What a condition's ``actions`` value allows (A1.10, SW-5)."""
+
+    turn_actions: int | None  # standard/move/minor per turn (None: the SW-8 sets)
+    free: bool = True
+    triggered: bool = True  # immediate and opportunity actions
+
+
+ACTION_LIMITS: dict[str, ActionLimit] = {
+    "all": ActionLimit(None),
+    "one": ActionLimit(1, triggered=False),  # dazed
+    "free_only": ActionLimit(0, triggered=False),  # surprised
+    "none": ActionLimit(0, free=False, triggered=False),  # stunned, unconscious, petrified
+}
+SURPRISE_ROUND_LIMIT = ActionLimit(1)  # SW-5: an aware creature takes one action in the surprise round
+
 COMBAT_ADVANTAGE_BONUS = 2
 MARKED_PENALTY = -2  # attack that does not target the marker
 SECOND_WIND_DEFENSE_BONUS = 2
