@@ -1,0 +1,118 @@
+# Chronicle: `make run` serves the API on the embedded store; `make test` runs every test
+# on SQLite and (when it can be had) PostgreSQL; `make lint`; `make bench`.
+
+VENV ?= .venv
+PYTHON ?= python3
+HOST ?= $(or $(CHRONICLE_HOST),127.0.0.1)
+PORT ?= $(or $(CHRONICLE_PORT),8000)
+
+# The PostgreSQL that `make test` starts (if installed) and tests against.
+PG_HOST ?= 127.0.0.1
+PG_PORT ?= 5432
+PG_USER ?= postgres
+PG_TEST_DB ?= chronicle_test
+TEST_DATABASE_URL ?= postgresql://$(PG_USER)@$(PG_HOST):$(PG_PORT)/$(PG_TEST_DB)
+PYTEST_ARGS ?=
+
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.chronicle-run.stamp
+DEV_STAMP := $(VENV)/.chronicle-dev.stamp
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.ONESHELL:
+.DEFAULT_GOAL := help
+.PHONY: help run test lint bench postgres chromium clean
+
+help:
+	@echo "make run    serve the GraphQL API (GraphiQL) on http://$(HOST):$(PORT)/graphql, SQLite store in ./var"
+	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
+	@echo "make lint   ruff on domain projections api tests; mypy on domain"
+	@echo "make bench  run the benchmarks in bench/"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when pyproject.toml is newer than the stamp.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	CHRONICLE_HOST=$(HOST) CHRONICLE_PORT=$(PORT) exec $(BIN)/chronicle serve
+
+# Make sure the local PostgreSQL is up and the test database exists. Prints the test
+# database URL as the last line of stdout, or nothing when PostgreSQL cannot be had
+# (the reason goes to stderr).
+postgres:
+	@if ! command -v pg_isready >/dev/null 2>&1; then echo "make: PostgreSQL is not installed" >&2; exit 0; fi
+	if ! pg_isready -q -h $(PG_HOST) -p $(PG_PORT) && command -v pg_ctlcluster >/dev/null 2>&1; then
+	  echo "make: starting PostgreSQL $$(ls /etc/postgresql)" >&2
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start >&2 || true
+	  for _ in $$(seq 30); do pg_isready -q -h $(PG_HOST) -p $(PG_PORT) && break; sleep 1; done
+	fi
+	if ! pg_isready -q -h $(PG_HOST) -p $(PG_PORT); then
+	  echo "make: no PostgreSQL answers at $(PG_HOST):$(PG_PORT)" >&2; exit 0
+	fi
+	psql=(psql -h $(PG_HOST) -p $(PG_PORT) -U $(PG_USER) -d postgres -v ON_ERROR_STOP=1 -X -q)
+	if ! exists=$$("$${psql[@]}" -tAc "SELECT 1 FROM pg_database WHERE datname = '$(PG_TEST_DB)'"); then
+	  echo "make: cannot connect to PostgreSQL at $(PG_HOST):$(PG_PORT) as $(PG_USER)" >&2; exit 0
+	fi
+	if [ "$$exists" != 1 ] && ! "$${psql[@]}" -c 'CREATE DATABASE "$(PG_TEST_DB)"' >&2; then
+	  echo "make: cannot create database $(PG_TEST_DB)" >&2; exit 0
+	fi
+	echo "$(TEST_DATABASE_URL)"
+
+# Headless Chromium for the printable-HTML export test (tests/integration/test_export_browser.py).
+# Installed with apt-get only when /usr/bin/chromium is missing and we may (root, apt-get present);
+# otherwise the test skips with its reason (and fails under CI=true).
+chromium:
+	@if [ -x /usr/bin/chromium ]; then exit 0; fi
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	  echo "make: installing chromium (apt-get) for the HTML export browser test" >&2
+	  apt-get update -qq >&2 || true
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2 \
+	    || echo "make: could not install chromium; the browser test will skip (fail under CI=true)" >&2
+	else
+	  echo "make: /usr/bin/chromium is missing (install the Debian package chromium); the browser test skips" >&2
+	fi
+
+# A CHRONICLE_TEST_DATABASE_URL already in the environment is used as it is.
+test: $(DEV_STAMP) chromium
+	@if [ -n "$${CHRONICLE_TEST_DATABASE_URL:-}" ]; then
+	  url="$$CHRONICLE_TEST_DATABASE_URL"
+	else
+	  url=$$($(MAKE) --no-print-directory -s postgres | tail -n 1)
+	fi
+	if [ -n "$$url" ]; then
+	  export CHRONICLE_TEST_DATABASE_URL="$$url"
+	else
+	  unset CHRONICLE_TEST_DATABASE_URL
+	  echo "======================================================================"
+	  echo " NOTICE: PostgreSQL is not available, so the PostgreSQL half of the"
+	  echo " suite is SKIPPED. To enable it: install PostgreSQL (apt-get install"
+	  echo " postgresql; make test then starts it and creates $(PG_TEST_DB)), or"
+	  echo " set CHRONICLE_TEST_DATABASE_URL=postgresql://USER@HOST:PORT/DBNAME."
+	  echo "======================================================================"
+	  if [ "$${CI:-}" = true ]; then echo "make: CI=true: PostgreSQL is required" >&2; exit 1; fi
+	fi
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check domain projections api tests
+	$(BIN)/mypy domain
+
+bench: $(DEV_STAMP)
+	@if [ -f bench/__main__.py ]; then
+	  $(BIN)/python -m bench
+	else
+	  echo "Benchmarks are not written yet (bench/__main__.py is missing)."
+	fi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Chronicle's application layer: the command service, HTTP/GraphQL API and CLI."""

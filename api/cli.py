@@ -1,0 +1,84 @@
+"""The ``chronicle`` command.
+
+``chronicle serve`` reads the ``CHRONICLE_*`` variables (see ``api.settings``), opens the
+store and runs the HTTP/GraphQL server. A bad configuration exits with status 78
+(``EX_CONFIG``) and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, NoReturn
+
+import typer
+import uvicorn
+
+from api.http import create_app
+from api.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
+
+__all__ = ["EXIT_CONFIG", "app", "main"]
+
+EXIT_CONFIG = 78  # sysexits.h EX_CONFIG
+TRACE_LEVEL = 5  # uvicorn's "trace", below DEBUG
+
+app = typer.Typer(
+    name="chronicle",
+    help="Chronicle: an event-sourced backend for tabletop campaigns.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Locals may hold the database password: never print them in a traceback.
+    pretty_exceptions_show_locals=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Chronicle: an event-sourced backend for tabletop campaigns."""
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str | None,
+        typer.Option(help=f"Interface to listen on. [default: $CHRONICLE_HOST or {DEFAULT_HOST}]"),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=65535, help=f"TCP port to listen on. [default: $CHRONICLE_PORT or {DEFAULT_PORT}]"
+        ),
+    ] = None,
+) -> None:
+    """Serve the GraphQL API (GraphiQL at /graphql) with /healthz and /readyz."""
+    try:
+        settings = Settings.from_env().with_overrides(host=host, port=port)
+        web = create_app(settings)
+    except ConfigError as exc:
+        _config_error(exc)
+    shown_host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    typer.echo(
+        f"Chronicle serving GraphiQL at http://{shown_host}:{settings.port}/graphql "
+        f"(store: {settings.database.describe()})"
+    )
+    _configure_logging(settings.log_level)
+    uvicorn.run(web, host=settings.host, port=settings.port, log_level=settings.log_level)
+
+
+def _configure_logging(level_name: str) -> None:
+    """Chronicle's own loggers (``chronicle.*``) follow CHRONICLE_LOG_LEVEL; uvicorn configures its own."""
+    level = TRACE_LEVEL if level_name == "trace" else logging.getLevelName(level_name.upper())
+    logging.basicConfig(level=level, format="%(levelname)s:     %(name)s: %(message)s")
+
+
+def _config_error(exc: ConfigError) -> NoReturn:
+    typer.echo(f"chronicle: configuration error: {exc}", err=True)
+    raise typer.Exit(EXIT_CONFIG)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="chronicle")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Chronicle's configuration: one place, read from ``CHRONICLE_*`` environment variables.
+
+========================  ================================  ==========================================
+Variable                  Default                           Meaning
+========================  ================================  ==========================================
+CHRONICLE_DATABASE_URL    sqlite:///./var/chronicle.sqlite  where the event store lives (forms below)
+CHRONICLE_HOST            127.0.0.1                         interface ``chronicle serve`` listens on
+CHRONICLE_PORT            8000                              TCP port ``chronicle serve`` listens on
+CHRONICLE_LOG_LEVEL       info                              critical, error, warning, info, debug, trace
+========================  ================================  ==========================================
+
+``CHRONICLE_DATABASE_URL`` takes one of:
+
+- ``sqlite:///relative/path`` (relative to the working directory) or ``sqlite:////absolute/path``:
+  an SQLite file, one per application; its directory is created on start;
+- ``postgresql://user:password@host:port/dbname`` (``postgres://`` too), optionally with
+  ``?schema=NAME`` (an existing schema; default ``public``) and ``&connect_timeout=SECONDS``
+  (default 5). Host defaults to ``localhost``, port to 5432, user (as in libpq) to the
+  operating-system user; percent-escape special characters in the password;
+- ``memory:``: nothing is kept (tests and demos only).
+
+An empty value counts as unset. Every problem is reported as a :class:`ConfigError` naming the
+variable, so the CLI can print one clear line instead of a traceback. ``docs/configuration.md``
+is the operator-facing copy of this table; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+__all__ = [
+    "DATABASE_URL",
+    "DEFAULT_DATABASE_URL",
+    "DEFAULT_HOST",
+    "DEFAULT_LOG_LEVEL",
+    "DEFAULT_PORT",
+    "HOST",
+    "LOG_LEVEL",
+    "LOG_LEVELS",
+    "PORT",
+    "ConfigError",
+    "Database",
+    "Settings",
+    "parse_database_url",
+]
+
+PREFIX = "CHRONICLE_"
+DATABASE_URL = PREFIX + "DATABASE_URL"
+HOST = PREFIX + "HOST"
+PORT = PREFIX + "PORT"
+LOG_LEVEL = PREFIX + "LOG_LEVEL"
+
+DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_LOG_LEVEL = "info"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+_SCHEME_HINT = "use sqlite:///path or postgresql://..."
+_POSTGRES_PARAMS = ("schema", "connect_timeout")
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+StoreKind = Literal["sqlite", "postgresql", "memory"]
+
+
+class ConfigError(Exception):
+    """A configuration value is wrong; ``variable`` names it, ``problem`` says what is wrong."""
+
+    def __init__(self, variable: str, problem: str) -> None:
+        super().__init__(f"{variable}: {problem}")
+        self.variable = variable
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Database:
+    """A parsed ``CHRONICLE_DATABASE_URL``.
+
+    ``path`` is set for SQLite; ``host``/``port``/``user``/``password``/``dbname`` and the
+    optional ``schema`` and ``connect_timeout`` for PostgreSQL; nothing for ``memory:``.
+    """
+
+    kind: StoreKind
+    path: str = ""
+    host: str = ""
+    port: int = 0
+    user: str = ""
+    password: str = field(default="", repr=False)
+    dbname: str = ""
+    schema: str = ""
+    connect_timeout: int | None = None
+
+    def describe(self) -> str:
+        """A one-line description without secrets, e.g. for the startup banner and logs."""
+        if self.kind == "sqlite":
+            return f"sqlite {self.path}"
+        if self.kind == "postgresql":
+            where = f"postgresql {self.user}@{self.host}:{self.port}/{self.dbname}"
+            return f"{where} schema {self.schema}" if self.schema else where
+        return "memory (nothing is kept)"
+
+
+def parse_database_url(url: str, variable: str = DATABASE_URL) -> Database:
+    """Parse a database URL; raise :class:`ConfigError` naming ``variable`` if it is wrong."""
+    url = url.strip()
+    if url == "memory:":
+        return Database(kind="memory")
+    scheme, sep, _ = url.partition(":")
+    if not sep or not scheme:
+        raise ConfigError(variable, f"not a URL: {url!r} ({_SCHEME_HINT})")
+    scheme = scheme.lower()
+    if scheme == "sqlite":
+        return _parse_sqlite(url, variable)
+    if scheme in ("postgresql", "postgres"):
+        return _parse_postgres(url, variable)
+    raise ConfigError(variable, f"unknown store scheme {scheme!r} ({_SCHEME_HINT})")
+
+
+def _parse_sqlite(url: str, variable: str) -> Database:
+    # sqlite:///relative/path -> "relative/path"; sqlite:////abs/path -> "/abs/path".
+    prefix = "sqlite:///"
+    if url[: len(prefix)].lower() != prefix:
+        raise ConfigError(
+            variable,
+            f"SQLite URLs look like sqlite:///relative/path or sqlite:////absolute/path, got {url!r}",
+        )
+    path = url[len(prefix) :]
+    if "?" in path or "#" in path:
+        raise ConfigError(variable, "SQLite URLs take no query string or fragment")
+    if not path or path.endswith("/"):
+        raise ConfigError(variable, f"SQLite URL names no database file: {url!r}")
+    return Database(kind="sqlite", path=path)
+
+
+def _parse_postgres(url: str, variable: str) -> Database:
+    parts = urlsplit(url)
+    if parts.fragment:
+        raise ConfigError(variable, "PostgreSQL URLs take no fragment")
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        raise ConfigError(variable, f"bad port in PostgreSQL URL: {parts.netloc!r}") from None
+    dbname = unquote(parts.path.lstrip("/"))
+    if not dbname or "/" in dbname:
+        raise ConfigError(
+            variable, "PostgreSQL URL names no database (postgresql://user:pass@host:port/dbname)"
+        )
+    params: dict[str, str] = {}
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key not in _POSTGRES_PARAMS:
+            allowed = ", ".join(_POSTGRES_PARAMS)
+            raise ConfigError(variable, f"unknown PostgreSQL URL parameter {key!r} (allowed: {allowed})")
+        params[key] = value
+    schema = params.get("schema", "")
+    if "schema" in params and not _SCHEMA_NAME.fullmatch(schema):
+        raise ConfigError(variable, f"schema must be a lower-case identifier (a-z, 0-9, _), got {schema!r}")
+    connect_timeout: int | None = None
+    if "connect_timeout" in params:
+        raw = params["connect_timeout"]
+        if not raw.isdigit() or int(raw) < 1:
+            raise ConfigError(variable, f"connect_timeout must be a whole number of seconds, got {raw!r}")
+        connect_timeout = int(raw)
+    return Database(
+        kind="postgresql",
+        host=parts.hostname or "localhost",
+        port=port,
+        # Like libpq, a URL without a user name connects as the operating-system user.
+        user=unquote(parts.username) if parts.username else getpass.getuser(),
+        password=unquote(parts.password or ""),
+        dbname=dbname,
+        schema=schema,
+        connect_timeout=connect_timeout,
+    )
+
+
+def _parse_port(raw: str) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise ConfigError(PORT, f"must be a TCP port number from 1 to 65535, got {raw!r}")
+    return int(raw)
+
+
+def _parse_log_level(raw: str) -> str:
+    level = raw.strip().lower()
+    if level not in LOG_LEVELS:
+        raise ConfigError(LOG_LEVEL, f"unknown log level {raw!r} (use one of: {', '.join(LOG_LEVELS)})")
+    return level
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Chronicle's whole configuration. Validated on construction; see the module docstring."""
+
+    database_url: str = field(default=DEFAULT_DATABASE_URL, repr=False)
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    log_level: str = DEFAULT_LOG_LEVEL
+    database: Database = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "database", parse_database_url(self.database_url))
+        if not self.host.strip():
+            raise ConfigError(HOST, "must not be blank")
+        if isinstance(self.port, bool) or not isinstance(self.port, int):
+            raise ConfigError(PORT, f"must be an integer, got {self.port!r}")
+        _parse_port(str(self.port))
+        object.__setattr__(self, "log_level", _parse_log_level(self.log_level))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
+        """Read the ``CHRONICLE_*`` variables (unset or empty means the default)."""
+
+        def get(name: str) -> str | None:
+            value = environ.get(name)
+            return value.strip() if value is not None and value.strip() else None
+
+        port = get(PORT)
+        return cls(
+            database_url=get(DATABASE_URL) or DEFAULT_DATABASE_URL,
+            host=get(HOST) or DEFAULT_HOST,
+            port=_parse_port(port) if port is not None else DEFAULT_PORT,
+            log_level=get(LOG_LEVEL) or DEFAULT_LOG_LEVEL,
+        )
+
+    def with_overrides(self, *, host: str | None = None, port: int | None = None) -> Settings:
+        """A copy with command-line overrides applied (and validated)."""
+        return Settings(
+            database_url=self.database_url,
+            host=self.host if host is None else host,
+            port=self.port if port is None else port,
+            log_level=self.log_level,
+        )

@@ -1,0 +1,165 @@
+"""The event store: translate :class:`~api.settings.Settings` into eventsourcing's configuration.
+
+eventsourcing is configured by its own environment keys (``PERSISTENCE_MODULE``,
+``SQLITE_DBNAME``, ``POSTGRES_*``...). :func:`persistence_env` derives them from
+``CHRONICLE_DATABASE_URL`` so operators only ever set Chronicle's variables.
+
+Two library traps are handled here:
+
+- eventsourcing also reads each key with the application's name as a prefix, and that
+  prefixed form wins (``CHRONICLE_POSTGRES_DBNAME`` beats ``POSTGRES_DBNAME``). Chronicle's
+  application is named ``chronicle``, so its keys share our ``CHRONICLE_`` namespace.
+  :func:`open_application` passes every derived key in both forms so a stray variable in
+  the process environment cannot silently redirect the store.
+- ``POSTGRES_ENABLE_DB_FUNCTIONS`` is never set (the database function is named once per
+  schema, so with two applications events land in the wrong table), and a process
+  environment that sets it is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from eventsourcing.application import Application
+from eventsourcing.persistence import PersistenceError
+from eventsourcing.utils import strtobool
+from psycopg import sql
+
+from api.application import ChronicleApplication
+from api.settings import DATABASE_URL, ConfigError, Database, Settings
+
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "check_store", "open_application", "persistence_env"]
+
+DEFAULT_CONNECT_TIMEOUT = 5
+_FORBIDDEN = "POSTGRES_ENABLE_DB_FUNCTIONS"
+# eventsourcing reads "<APP NAME>_<KEY>" before "<KEY>".
+_APP_PREFIX = ChronicleApplication.name.upper() + "_"
+
+
+def persistence_env(settings: Settings) -> dict[str, str]:
+    """eventsourcing's environment for ``settings.database``.
+
+    For SQLite the database file's parent directory is created (raising
+    :class:`ConfigError` if it cannot be). Tables are created by the library on first
+    start (``CREATE_TABLE``), idempotently.
+    """
+    db = settings.database
+    if db.kind == "memory":
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    if db.kind == "sqlite":
+        parent = Path(db.path).parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                DATABASE_URL, f"cannot create directory {str(parent)!r}: {exc.strerror}"
+            ) from None
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": db.path,
+            "CREATE_TABLE": "y",
+        }
+    env = {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": db.dbname,
+        "POSTGRES_HOST": db.host,
+        "POSTGRES_PORT": str(db.port),
+        "POSTGRES_USER": db.user,
+        "POSTGRES_PASSWORD": db.password,
+        "POSTGRES_CONNECT_TIMEOUT": str(db.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
+        "CREATE_TABLE": "y",
+    }
+    if db.schema:
+        env["POSTGRES_SCHEMA"] = db.schema
+    return env
+
+
+def open_application(settings: Settings, environ: Mapping[str, str] | None = None) -> ChronicleApplication:
+    """Construct the application on the configured store (creating its tables if needed).
+
+    A store that cannot be reached or opened raises :class:`ConfigError` naming
+    ``CHRONICLE_DATABASE_URL``. ``environ`` (default: the process environment, which
+    eventsourcing reads too) is only checked for settings Chronicle refuses.
+    """
+    _refuse_db_functions(os.environ if environ is None else environ)
+    env = persistence_env(settings)
+    db = settings.database
+    if db.kind == "postgresql":
+        _probe_postgres(db, int(env["POSTGRES_CONNECT_TIMEOUT"]))
+    pinned = {**env, **{_APP_PREFIX + key: value for key, value in env.items()}}
+    try:
+        return ChronicleApplication(env=pinned)
+    except (PersistenceError, sqlite3.Error, psycopg.Error, OSError) as exc:
+        raise ConfigError(DATABASE_URL, f"cannot open {_where(db)}: {_reason(exc)}") from exc
+
+
+def check_store(app: Application[Any]) -> None:
+    """Raise if the application's store cannot answer a cheap query (used by ``/readyz``)."""
+    app.recorder.max_notification_id()
+
+
+def _refuse_db_functions(environ: Mapping[str, str]) -> None:
+    for key in (_FORBIDDEN, _APP_PREFIX + _FORBIDDEN):
+        value = environ.get(key, "").strip()
+        if not value:
+            continue
+        try:
+            enabled = bool(strtobool(value))
+        except ValueError:
+            enabled = True  # not a recognisable "no": refuse rather than guess
+        if enabled:
+            raise ConfigError(
+                key,
+                "must not be set: Chronicle stores events without database functions "
+                "(they are shared per schema and would route events to the wrong table)",
+            )
+
+
+def _probe_postgres(db: Database, connect_timeout: int) -> None:
+    """Connect once, directly, so an unreachable server fails fast with libpq's reason.
+
+    (Through eventsourcing's pool the reason is lost: it only reports a timeout.)
+    """
+    try:
+        with psycopg.connect(
+            host=db.host,
+            port=db.port,
+            user=db.user,
+            password=db.password,
+            dbname=db.dbname,
+            connect_timeout=connect_timeout,
+            autocommit=True,
+        ) as conn:
+            if db.schema:
+                row = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (db.schema,)).fetchone()
+                if row is None:
+                    create = sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(db.schema)).as_string(conn)
+                    raise ConfigError(
+                        DATABASE_URL,
+                        f"schema {db.schema!r} does not exist in {_where(db)} (create it first: {create})",
+                    )
+    except psycopg.Error as exc:
+        raise ConfigError(DATABASE_URL, f"cannot reach {_where(db)}: {_reason(exc)}") from None
+
+
+def _where(db: Database) -> str:
+    if db.kind == "postgresql":
+        return f"PostgreSQL at {db.host}:{db.port}/{db.dbname}"
+    if db.kind == "sqlite":
+        return f"SQLite database {db.path!r}"
+    return "in-memory store"
+
+
+def _reason(exc: BaseException) -> str:
+    """libpq's reason on one line, without its 'connection to server at ... failed:' preamble."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    _, sep, rest = text.rpartition(" failed: ")
+    if sep and rest:
+        text = rest
+    return " ".join(text.removeprefix("FATAL:").split())

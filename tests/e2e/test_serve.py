@@ -1,0 +1,180 @@
+"""A real ``chronicle serve`` process, talked to over the network by a real GraphQL client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from gql import Client, gql
+from gql.transport.httpx import HTTPXTransport
+from gql.transport.websockets import WebsocketsTransport
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+STARTUP_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(**overrides: str) -> dict[str, str]:
+    """The test process's environment without any CHRONICLE_* setting, plus ``overrides``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
+    env.update(overrides)
+    return env
+
+
+def chronicle(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+    stdout: Path
+    stderr: Path
+
+    def logs(self) -> str:
+        return f"stdout:\n{self.stdout.read_text()}\nstderr:\n{self.stderr.read_text()}"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = server_env(CHRONICLE_DATABASE_URL=f"sqlite:///{tmp / 'var' / 'chronicle.sqlite'}")
+    stdout, stderr = tmp / "stdout.log", tmp / "stderr.log"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=err,
+        )
+    running = Server(f"http://127.0.0.1:{port}", process, stdout, stderr)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(
+                    f"server exited with {process.returncode} before it was healthy\n{running.logs()}"
+                )
+            try:
+                if httpx.get(f"{running.url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"server not healthy after {STARTUP_TIMEOUT} s\n{running.logs()}")
+            time.sleep(0.1)
+        yield running
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    # uvicorn shuts down gracefully, then re-raises SIGTERM, so -SIGTERM is a clean exit too.
+    assert process.returncode in (0, -signal.SIGTERM), f"unclean exit\n{running.logs()}"
+    assert "Application shutdown complete" in stderr.read_text(), running.logs()
+
+
+def test_prints_where_graphiql_is(server: Server) -> None:
+    first_line = server.stdout.read_text().splitlines()[0]
+    assert first_line.startswith(f"Chronicle serving GraphiQL at {server.url}/graphql (store: sqlite ")
+
+
+def test_a_graphql_client_gets_an_answer(server: Server) -> None:
+    transport = HTTPXTransport(url=f"{server.url}/graphql", timeout=10)
+    with Client(transport=transport, fetch_schema_from_transport=False) as session:
+        result = session.execute(gql("{ __typename }"))
+    assert result == {"__typename": "Query"}
+
+
+def test_a_websocket_client_is_answered_over_graphql_transport_ws(server: Server) -> None:
+    # gql offers the legacy graphql-ws protocol first; the server must pick graphql-transport-ws.
+    transport = WebsocketsTransport(url=server.url.replace("http://", "ws://") + "/graphql")
+
+    async def query() -> dict[str, Any]:
+        async with Client(transport=transport, fetch_schema_from_transport=False) as session:
+            result: dict[str, Any] = await session.execute(gql("{ __typename }"))
+            return result
+
+    assert asyncio.run(query()) == {"__typename": "Query"}
+    assert transport.subprotocol == "graphql-transport-ws"
+
+
+def test_health_and_readiness(server: Server) -> None:
+    assert httpx.get(f"{server.url}/healthz").json() == {"status": "ok"}
+    ready = httpx.get(f"{server.url}/readyz")
+    assert (ready.status_code, ready.json()) == (200, {"status": "ready"})
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "mysql://root@127.0.0.1/chronicle",
+            "chronicle: configuration error: CHRONICLE_DATABASE_URL: unknown store scheme 'mysql' "
+            "(use sqlite:///path or postgresql://...)",
+        ),
+        (
+            "postgresql://postgres@127.0.0.1:1/chronicle",
+            "chronicle: configuration error: CHRONICLE_DATABASE_URL: "
+            "cannot reach PostgreSQL at 127.0.0.1:1/chronicle: ",
+        ),
+    ],
+    ids=["unknown-scheme", "unreachable-postgres"],
+)
+def test_a_bad_store_exits_with_one_clear_line(url: str, message: str) -> None:
+    result = chronicle("serve", "--port", str(free_port()), env=server_env(CHRONICLE_DATABASE_URL=url))
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(message)
+    assert result.stdout == ""
+
+
+def test_a_bad_port_exits_with_one_clear_line() -> None:
+    result = chronicle("serve", env=server_env(CHRONICLE_PORT="eighty"))
+    assert result.returncode != 0
+    assert result.stderr.strip() == (
+        "chronicle: configuration error: "
+        "CHRONICLE_PORT: must be a TCP port number from 1 to 65535, got 'eighty'"
+    )
+
+
+def test_the_console_script_is_installed() -> None:
+    script = Path(sys.executable).with_name("chronicle")
+    if not script.exists():
+        pytest.skip(f"no console script next to {sys.executable} (package not installed with pip)")
+    result = subprocess.run([str(script), "serve", "--help"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "--port" in result.stdout
