@@ -21,7 +21,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -122,8 +122,13 @@ class ChronicleApplication(Application[UUID]):
         idempotency_key: str | None = None,
     ) -> Recorded:
         """Record one fact (a table action or a correction)."""
-        return self.record_many(campaign_id, [(fact_type, payload)], meta=meta, expected_position=expected_position,
-                                idempotency_key=idempotency_key)
+        return self.record_many(
+            campaign_id,
+            [(fact_type, payload)],
+            meta=meta,
+            expected_position=expected_position,
+            idempotency_key=idempotency_key,
+        )
 
     def record_many(
         self,
@@ -152,7 +157,7 @@ class ChronicleApplication(Application[UUID]):
             base_meta["request_hash"] = _fingerprint(checked)
         if len(checked) > 1:
             base_meta.setdefault("correlation_id", f"a-{uuid.uuid4().hex[:12]}")
-        base_meta.setdefault("recorded_at", datetime.now(timezone.utc).isoformat())
+        base_meta.setdefault("recorded_at", datetime.now(UTC).isoformat())
         with self._lock(campaign_id):
             for _attempt in range(MAX_ATTEMPTS):
                 campaign = self._load(campaign_id)
@@ -171,8 +176,9 @@ class ChronicleApplication(Application[UUID]):
                     for fact_type, payload in checked:
                         outcome = ledger.prepare(fact_type, payload, base_meta)
                         positions.append(ledger.next_seq)
-                        campaign.record(Entry(ledger.next_seq, fact_type, facts.VERSIONS[fact_type], payload,
-                                              base_meta))
+                        campaign.record(
+                            Entry(ledger.next_seq, fact_type, facts.VERSIONS[fact_type], payload, base_meta)
+                        )
                         outcomes.append(outcome)
                         stored.append({"type": fact_type, "payload": payload})
                 except Exception:
@@ -189,12 +195,20 @@ class ChronicleApplication(Application[UUID]):
     @staticmethod
     def _replayed(campaign_id: UUID, ledger: Ledger, earlier: list[Entry], request_hash: str) -> Recorded:
         if earlier[0].meta.get("request_hash") != request_hash:
-            raise InvalidInput("this idempotency key was used for a different request", field="idempotencyKey",
-                               code="IDEMPOTENCY_KEY_REUSED")
+            raise InvalidInput(
+                "this idempotency key was used for a different request",
+                field="idempotencyKey",
+                code="IDEMPOTENCY_KEY_REUSED",
+            )
         seqs = [e.seq for e in earlier]
         outcomes = [o or {} for o in ledger.outcomes_as_recorded(seqs)]
-        return Recorded(campaign_id, seqs, outcomes, [{"type": e.type, "payload": e.payload} for e in earlier],
-                        replayed=True)
+        return Recorded(
+            campaign_id,
+            seqs,
+            outcomes,
+            [{"type": e.type, "payload": e.payload} for e in earlier],
+            replayed=True,
+        )
 
     # ----------------------------------------------------------- table actions
     def register_creature(self, campaign_id: UUID, **sheet: Any) -> Recorded:
@@ -213,8 +227,11 @@ class ChronicleApplication(Application[UUID]):
         **rest: Any,
     ) -> Recorded:
         roll = self.roll(dice_expression, faces=faces) if dice_expression else None
-        return self.record(campaign_id, "DamageTaken",
-                           {"target": target, "roll": roll, "amount": amount, "types": list(types), **rest})
+        return self.record(
+            campaign_id,
+            "DamageTaken",
+            {"target": target, "roll": roll, "amount": amount, "types": list(types), **rest},
+        )
 
     def heal(
         self,
@@ -229,8 +246,9 @@ class ChronicleApplication(Application[UUID]):
         return self.record(campaign_id, "HealingApplied", {"target": target, "roll": roll, **rest})
 
     def grant_temporary_hp(self, campaign_id: UUID, target: str, amount: int, source: str = "") -> Recorded:
-        return self.record(campaign_id, "TemporaryHitPointsGranted",
-                           {"target": target, "amount": amount, "source": source})
+        return self.record(
+            campaign_id, "TemporaryHitPointsGranted", {"target": target, "amount": amount, "source": source}
+        )
 
     def spend_surge(self, campaign_id: UUID, creature: str, cause: str = "rest") -> Recorded:
         return self.record(campaign_id, "HealingSurgeSpent", {"creature": creature, "cause": cause})
@@ -238,27 +256,53 @@ class ChronicleApplication(Application[UUID]):
     def second_wind(self, campaign_id: UUID, creature: str) -> Recorded:
         return self.record(campaign_id, "SecondWindUsed", {"creature": creature})
 
-    def death_save(self, campaign_id: UUID, creature: str, *, face: int | None = None,
-                   modifiers: list[dict[str, Any]] | None = None) -> Recorded:
+    def death_save(
+        self,
+        campaign_id: UUID,
+        creature: str,
+        *,
+        face: int | None = None,
+        modifiers: list[dict[str, Any]] | None = None,
+    ) -> Recorded:
         roll = self.roll("1d20", faces=None if face is None else [face])
-        return self.record(campaign_id, "DeathSavingThrowRolled",
-                           {"creature": creature, "roll": roll, "modifiers": modifiers or []})
+        return self.record(
+            campaign_id,
+            "DeathSavingThrowRolled",
+            {"creature": creature, "roll": roll, "modifiers": modifiers or []},
+        )
 
-    def stabilize(self, campaign_id: UUID, target: str, *, healer: str | None = None,
-                  check: str | None = None, faces: list[int] | None = None, dc: int | None = None) -> Recorded:
+    def stabilize(
+        self,
+        campaign_id: UUID,
+        target: str,
+        *,
+        healer: str | None = None,
+        check: str | None = None,
+        faces: list[int] | None = None,
+        dc: int | None = None,
+    ) -> Recorded:
         roll = self.roll(check, faces=faces) if check else None
-        return self.record(campaign_id, "StabilizationAttempted",
-                           {"target": target, "healer": healer, "roll": roll, "dc": dc})
+        return self.record(
+            campaign_id,
+            "StabilizationAttempted",
+            {"target": target, "healer": healer, "roll": roll, "dc": dc},
+        )
 
-    def restore_wounds(self, campaign_id: UUID, target: str, amount: int, method: str,
-                       caregiver: str | None = None) -> Recorded:
-        return self.record(campaign_id, "WoundsRestored",
-                           {"target": target, "amount": amount, "method": method, "caregiver": caregiver})
+    def restore_wounds(
+        self, campaign_id: UUID, target: str, amount: int, method: str, caregiver: str | None = None
+    ) -> Recorded:
+        return self.record(
+            campaign_id,
+            "WoundsRestored",
+            {"target": target, "amount": amount, "method": method, "caregiver": caregiver},
+        )
 
     def short_rest(self, campaign_id: UUID, participants: list[str] | None = None) -> Recorded:
         return self.record(campaign_id, "ShortRestTaken", {"participants": participants})
 
-    def extended_rest(self, campaign_id: UUID, participants: list[str] | None = None, hours: int = 6) -> Recorded:
+    def extended_rest(
+        self, campaign_id: UUID, participants: list[str] | None = None, hours: int = 6
+    ) -> Recorded:
         return self.record(campaign_id, "ExtendedRestTaken", {"participants": participants, "hours": hours})
 
     def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
@@ -268,8 +312,9 @@ class ChronicleApplication(Application[UUID]):
         return self.record(campaign_id, "ActionPointSpent", {"creature": creature, "use": use})
 
     def award_xp(self, campaign_id: UUID, creatures: list[str], amount: int, reason: str = "") -> Recorded:
-        return self.record(campaign_id, "ExperienceAwarded",
-                           {"creatures": creatures, "amount": amount, "reason": reason})
+        return self.record(
+            campaign_id, "ExperienceAwarded", {"creatures": creatures, "amount": amount, "reason": reason}
+        )
 
     def attack(
         self,
@@ -294,47 +339,73 @@ class ChronicleApplication(Application[UUID]):
             filled.append(t)
         if power.get("damage") and power.get("kind") in ("close", "area") and "damage" not in rest:
             rest["damage"] = self.roll(power["damage"], weapon=power.get("weapon"), faces=damage_faces)
-        return self.record(campaign_id, "AttackMade", {"attacker": attacker, "power": power, "targets": filled,
-                                                       **rest})
+        return self.record(
+            campaign_id, "AttackMade", {"attacker": attacker, "power": power, "targets": filled, **rest}
+        )
 
     @staticmethod
     def roll(expression: str, *, weapon: str | None = None, faces: list[int] | None = None) -> dict[str, Any]:
         return dice.roll(expression, weapon=weapon, faces=faces)
 
     # -------------------------------------------------------------- corrections
-    def revoke(self, campaign_id: UUID, target: int, reason: str, cascade: str = "fact", **meta: Any) -> Recorded:
-        return self.record(campaign_id, "FactRevoked", {"target": target, "reason": reason, "cascade": cascade},
-                           meta=meta)
+    def revoke(
+        self, campaign_id: UUID, target: int, reason: str, cascade: str = "fact", **meta: Any
+    ) -> Recorded:
+        return self.record(
+            campaign_id, "FactRevoked", {"target": target, "reason": reason, "cascade": cascade}, meta=meta
+        )
 
     def restore(self, campaign_id: UUID, revocation: int, reason: str = "", **meta: Any) -> Recorded:
-        return self.record(campaign_id, "FactRestored", {"revocation": revocation, "reason": reason}, meta=meta)
+        return self.record(
+            campaign_id, "FactRestored", {"revocation": revocation, "reason": reason}, meta=meta
+        )
 
-    def amend(self, campaign_id: UUID, target: int, patch: dict[str, Any], reason: str, **meta: Any) -> Recorded:
-        return self.record(campaign_id, "FactAmended", {"target": target, "patch": patch, "reason": reason},
-                           meta=meta)
+    def amend(
+        self, campaign_id: UUID, target: int, patch: dict[str, Any], reason: str, **meta: Any
+    ) -> Recorded:
+        return self.record(
+            campaign_id, "FactAmended", {"target": target, "patch": patch, "reason": reason}, meta=meta
+        )
 
-    def record_ruling(self, campaign_id: UUID, ruling_id: str, question: str, decision: str,
-                      value: Any = True) -> Recorded:
-        return self.record(campaign_id, "RulingRecorded",
-                           {"ruling_id": ruling_id, "question": question, "decision": decision, "value": value})
+    def record_ruling(
+        self, campaign_id: UUID, ruling_id: str, question: str, decision: str, value: Any = True
+    ) -> Recorded:
+        return self.record(
+            campaign_id,
+            "RulingRecorded",
+            {"ruling_id": ruling_id, "question": question, "decision": decision, "value": value},
+        )
 
     def contest_ruling(self, campaign_id: UUID, ruling_id: str, argument: str, by: str = "") -> Recorded:
-        return self.record(campaign_id, "RulingContested", {"ruling_id": ruling_id, "argument": argument, "by": by})
+        return self.record(
+            campaign_id, "RulingContested", {"ruling_id": ruling_id, "argument": argument, "by": by}
+        )
 
-    def resolve_ruling(self, campaign_id: UUID, ruling_id: str, outcome: str, decision: str = "",
-                       **value: Any) -> Recorded:
-        return self.record(campaign_id, "RulingResolved",
-                           {"ruling_id": ruling_id, "outcome": outcome, "decision": decision, **value})
+    def resolve_ruling(
+        self, campaign_id: UUID, ruling_id: str, outcome: str, decision: str = "", **value: Any
+    ) -> Recorded:
+        return self.record(
+            campaign_id,
+            "RulingResolved",
+            {"ruling_id": ruling_id, "outcome": outcome, "decision": decision, **value},
+        )
 
     def override(self, campaign_id: UUID, target: int, field: str, value: Any, reason: str) -> Recorded:
-        return self.record(campaign_id, "OutcomeOverridden",
-                           {"target": target, "field": field, "value": value, "reason": reason})
+        return self.record(
+            campaign_id,
+            "OutcomeOverridden",
+            {"target": target, "field": field, "value": value, "reason": reason},
+        )
 
     def set_flag(self, campaign_id: UUID, flag: str, value: Any, retroactive: bool = False) -> Recorded:
-        return self.record(campaign_id, "RulesFlagSet", {"flag": flag, "value": value, "retroactive": retroactive})
+        return self.record(
+            campaign_id, "RulesFlagSet", {"flag": flag, "value": value, "retroactive": retroactive}
+        )
 
     # ------------------------------------------------------------------ reads
-    def summary(self, campaign_id: UUID, position: int | None = None, view: str = CORRECTED) -> dict[str, Any]:
+    def summary(
+        self, campaign_id: UUID, position: int | None = None, view: str = CORRECTED
+    ) -> dict[str, Any]:
         """The whole state (creatures, encounters, flags) now or at a position, with orphans."""
         with self._lock(campaign_id):
             campaign = self._load(campaign_id)
@@ -348,8 +419,9 @@ class ChronicleApplication(Application[UUID]):
             out["orphans"] = {str(k): v for k, v in sorted(orphans.items())}
             return out
 
-    def creature_state(self, campaign_id: UUID, creature_id: str, position: int | None = None,
-                       view: str = CORRECTED) -> dict[str, Any]:
+    def creature_state(
+        self, campaign_id: UUID, creature_id: str, position: int | None = None, view: str = CORRECTED
+    ) -> dict[str, Any]:
         creatures = self.summary(campaign_id, position, view)["creatures"]
         if creature_id not in creatures:
             raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
@@ -386,6 +458,7 @@ def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[
 
 def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
     """A stable hash of a request's facts (dice rolled by the server excluded: a retry rolls anew)."""
+
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
             if "terms" in value and "expression" in value and not value.get("manual"):

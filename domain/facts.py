@@ -76,7 +76,11 @@ META: dict[str, dict[str, Field]] = {
     },
     "RulesFlagSet": {"flag": req("str"), "value": req("any"), "retroactive": opt("bool", False)},
     "NoteAdded": {"text": req("str")},
-    "DiceRolled": {"roll": req("roll"), "purpose": opt("str", ""), "creature": opt("str", None, nullable=True)},
+    "DiceRolled": {
+        "roll": req("roll"),
+        "purpose": opt("str", ""),
+        "creature": opt("str", None, nullable=True),
+    },
 }
 
 # --- table facts: folded by the campaign's ruleset ---
@@ -130,7 +134,11 @@ TABLE: dict[str, dict[str, Field]] = {
     },
     "HealingSurgeSpent": {"creature": req("str"), "cause": opt("str", "rest")},
     "SecondWindUsed": {"creature": req("str")},
-    "DeathSavingThrowRolled": {"creature": req("str"), "roll": req("roll"), "modifiers": opt("list_dict", [])},
+    "DeathSavingThrowRolled": {
+        "creature": req("str"),
+        "roll": req("roll"),
+        "modifiers": opt("list_dict", []),
+    },
     "StabilizationAttempted": {
         "target": req("str"),
         "healer": opt("str", None, nullable=True),
@@ -150,8 +158,14 @@ TABLE: dict[str, dict[str, Field]] = {
         "hp": opt("int", 1, minimum=1),
         "wounds": opt("int", 1, minimum=1),
     },
-    "ShortRestTaken": {"participants": opt("list_str", None, nullable=True), "minutes": opt("int", 5, minimum=5)},
-    "ExtendedRestTaken": {"participants": opt("list_str", None, nullable=True), "hours": opt("int", 6, minimum=6)},
+    "ShortRestTaken": {
+        "participants": opt("list_str", None, nullable=True),
+        "minutes": opt("int", 5, minimum=5),
+    },
+    "ExtendedRestTaken": {
+        "participants": opt("list_str", None, nullable=True),
+        "hours": opt("int", 6, minimum=6),
+    },
     "TimeAdvanced": {"minutes": req("int", minimum=1, maximum=10_000_000)},
     "MilestoneReached": {"creatures": req("list_str")},
     "ActionPointSpent": {
@@ -260,7 +274,9 @@ def validate(fact_type: str, payload: Any) -> dict[str, Any]:
         raise InvalidInput(f"{fact_type}: payload must be an object", field="payload")
     unknown = set(payload) - set(schema) - {"rulings"}
     if unknown:
-        raise InvalidInput(f"{fact_type}: unknown field(s) {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+        raise InvalidInput(
+            f"{fact_type}: unknown field(s) {', '.join(sorted(unknown))}", field=sorted(unknown)[0]
+        )
     out: dict[str, Any] = {}
     for name, spec in schema.items():
         if name in payload:
@@ -283,7 +299,9 @@ def _copy(value: Any) -> Any:
 
 
 def _check_rulings(fact_type: str, value: Any) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
         raise InvalidInput(f"{fact_type}: 'rulings' maps a field name to a ruling id", field="rulings")
     return dict(value)
 
@@ -353,7 +371,9 @@ def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
         if not isinstance(t.get("target"), str) or not t["target"]:
             raise InvalidInput(f"{where}[{i}].target must name a creature", field=f"{name}.target")
         if not isinstance(t.get("roll"), dict):
-            raise InvalidInput(f"{where}[{i}].roll must be the attack's d20 roll record", field=f"{name}.roll")
+            raise InvalidInput(
+                f"{where}[{i}].roll must be the attack's d20 roll record", field=f"{name}.roll"
+            )
         entry = {"target": t["target"], "roll": dice.validate_roll(t["roll"])}
         if dice.natural(entry["roll"]) is None:
             raise InvalidInput(f"{where}[{i}].roll must be a single d20 plus modifiers", field=f"{name}.roll")
@@ -375,7 +395,7 @@ def _int(where: str, name: str, value: Any, minimum: int | None, maximum: int | 
         raise InvalidInput(f"{where} must be at least {minimum}; got {value}", field=name)
     if maximum is not None and value > maximum:
         raise InvalidInput(f"{where} must be at most {maximum}; got {value}", field=name)
-    return value
+    return int(value)
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -171,8 +171,10 @@ class Ledger:
 
     def _reinterprets(self, entry: Entry) -> bool:
         t = entry.type
-        return t in REVOCATIONS or t in {"FactAmended", "RulingResolved", "OutcomeOverridden"} or (
-            t == "RulesFlagSet" and bool(entry.payload.get("retroactive"))
+        return (
+            t in REVOCATIONS
+            or t in {"FactAmended", "RulingResolved", "OutcomeOverridden"}
+            or (t == "RulesFlagSet" and bool(entry.payload.get("retroactive")))
         )
 
     def _index(self, entry: Entry) -> None:
@@ -229,8 +231,11 @@ class Ledger:
                 res.amended_by.setdefault(target, []).append(e.seq)
                 res.amended[target] = self._amended(target, base, p["patch"], tuple(res.amended_by[target]))
                 rid = res.amended[target].get("ruling_id")
-                if rid is not None and recorded_at.get(rid) == target and res.ruling_status[rid] in (
-                        "recorded", "contested"):
+                if (
+                    rid is not None
+                    and recorded_at.get(rid) == target
+                    and res.ruling_status[rid] in ("recorded", "contested")
+                ):
                     res.ruling_values[rid] = res.amended[target].get("value", True)
             elif e.type == "RulingContested":
                 if p["ruling_id"] in res.ruling_status:
@@ -389,7 +394,9 @@ class Ledger:
 
     def _fold_forward(self) -> None:
         start = self._folded
-        self._fold(self._state, self._orphans, start, len(self.entries), self._res, checkpoints=self._checkpoints)
+        self._fold(
+            self._state, self._orphans, start, len(self.entries), self._res, checkpoints=self._checkpoints
+        )
         self._folded = len(self.entries)
 
     def _maybe_checkpoint(self) -> None:
@@ -430,7 +437,8 @@ class Ledger:
         else:
             raise InvalidInput(f"unknown view {view!r}: use corrected or recorded", field="view")
         if res.retro_flags != self._res.retro_flags:
-            start, state, orphans = 0, self.ruleset.initial_state({**self.base_flags, **res.retro_flags}), {}
+            start, state = 0, self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
+            orphans: dict[int, str] = {}
         else:
             start, state, orphans = self._start_point(min(first_diff, position + 1), upto_index=stop)
         self._fold(state, orphans, start, stop, res)
@@ -457,8 +465,11 @@ class Ledger:
         entry = Entry(self.next_seq, fact_type, catalogue.VERSIONS.get(fact_type, 1), payload, meta)
         if fact_type in catalogue.META_TYPES:
             self.check_reference(entry)
-            res = self.resolve(extra=[entry]) if self._reinterprets(entry) or fact_type in {
-                "RulingRecorded", "RulingContested"} else self._res
+            res = (
+                self.resolve(extra=[entry])
+                if self._reinterprets(entry) or fact_type in {"RulingRecorded", "RulingContested"}
+                else self._res
+            )
             state, orphans, checkpoints = self._refold_with(res, extra=entry)
             before = set(self._orphans)
             outcome = {
@@ -485,7 +496,9 @@ class Ledger:
             if rid not in self._res.ruling_status:
                 raise NotFound(f"no ruling {rid!r} has been recorded", field="rulings")
 
-    def _refold_with(self, res: Resolution, extra: Entry | None = None) -> tuple[Any, dict[int, str], list[Any]]:
+    def _refold_with(
+        self, res: Resolution, extra: Entry | None = None
+    ) -> tuple[Any, dict[int, str], list[Any]]:
         """The present under another resolution, without touching the ledger."""
         if res is self._res:
             state, orphans, checkpoints = self._state.clone(), dict(self._orphans), list(self._checkpoints)
@@ -496,7 +509,11 @@ class Ledger:
         else:
             first = self._first_difference(self._res, res)
             if first > self.last_seq:
-                state, orphans, checkpoints = self._state.clone(), dict(self._orphans), list(self._checkpoints)
+                state, orphans, checkpoints = (
+                    self._state.clone(),
+                    dict(self._orphans),
+                    list(self._checkpoints),
+                )
             else:
                 keys = [c[0] for c in self._checkpoints]
                 checkpoints = self._checkpoints[: bisect.bisect_left(keys, first)]
@@ -513,24 +530,31 @@ class Ledger:
         if t == "FactRevoked":
             target = self.entry(p["target"])
             if target.seq in res.revoked:
-                raise RuleViolation(f"fact {target.seq} is already revoked", field="target", code="ALREADY_REVOKED")
+                raise RuleViolation(
+                    f"fact {target.seq} is already revoked", field="target", code="ALREADY_REVOKED"
+                )
         elif t == "FactRestored":
             rev = self.entry(p["revocation"])
             if rev.type != "FactRevoked":
                 raise InvalidInput(f"fact {rev.seq} is a {rev.type}, not a revocation", field="revocation")
             restored = any(
-                self.entry(s).type == "FactRestored" and self.entry(s).payload["revocation"] == rev.seq
-                and s not in res.revoked for s in self._corrections)
+                self.entry(s).type == "FactRestored"
+                and self.entry(s).payload["revocation"] == rev.seq
+                and s not in res.revoked
+                for s in self._corrections
+            )
             if rev.seq in res.revoked or restored:
-                raise RuleViolation(f"revocation {rev.seq} is no longer in force", field="revocation",
-                                    code="NOT_REVOKED")
+                raise RuleViolation(
+                    f"revocation {rev.seq} is no longer in force", field="revocation", code="NOT_REVOKED"
+                )
         elif t == "FactAmended":
             target = self.entry(p["target"])
             if target.type in NOT_AMENDABLE:
                 raise InvalidInput(f"a {target.type} cannot be amended; revoke it instead", field="target")
             if target.seq in res.revoked:
-                raise RuleViolation(f"fact {target.seq} is revoked; restore it first", field="target",
-                                    code="ALREADY_REVOKED")
+                raise RuleViolation(
+                    f"fact {target.seq} is revoked; restore it first", field="target", code="ALREADY_REVOKED"
+                )
             current = res.amended.get(target.seq, target.payload)
             catalogue.validate(target.type, catalogue.merge_patch(current, p["patch"]))
         elif t == "OutcomeOverridden":

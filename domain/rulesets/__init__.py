@@ -35,7 +35,8 @@ class Ruleset(Protocol):
     id: str
     title: str
     flag_defaults: dict[str, Any]
-    fact_types: frozenset[str]
+    @property
+    def fact_types(self) -> frozenset[str]: ...
 
     def initial_state(self, flags: dict[str, Any]) -> Any: ...
 

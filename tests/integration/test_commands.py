@@ -24,10 +24,28 @@ DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
 
 def setup(app: ChronicleApplication) -> UUID:
     cid = app.create_campaign("Integration")
-    app.register_creature(cid, creature_id="traze", name="Traze", kind="pc", level=7, abilities=ABILITIES,
-                          max_hp=48, surges_per_day=2, defenses=DEFENSES)
-    app.register_creature(cid, creature_id="goblin", name="Goblin", kind="monster", level=3,
-                          abilities=ABILITIES, max_hp=30, defenses=DEFENSES, resist={"fire": 5})
+    app.register_creature(
+        cid,
+        creature_id="traze",
+        name="Traze",
+        kind="pc",
+        level=7,
+        abilities=ABILITIES,
+        max_hp=48,
+        surges_per_day=2,
+        defenses=DEFENSES,
+    )
+    app.register_creature(
+        cid,
+        creature_id="goblin",
+        name="Goblin",
+        kind="monster",
+        level=3,
+        abilities=ABILITIES,
+        max_hp=30,
+        defenses=DEFENSES,
+        resist={"fire": 5},
+    )
     return cid
 
 
@@ -41,9 +59,16 @@ def play(app: ChronicleApplication, cid: UUID) -> dict[str, int]:
     app.spend_action_point(cid, "traze")
     app.record_ruling(cid, "r-1", "Is the goblin flanked?", "yes")
     pos["attack"] = app.attack(
-        cid, "traze",
-        {"name": "fireball", "kind": "area", "defense": "ref", "attack_bonus": 7, "damage": "3d6+5",
-         "damage_types": ["fire"]},
+        cid,
+        "traze",
+        {
+            "name": "fireball",
+            "kind": "area",
+            "defense": "ref",
+            "attack_bonus": 7,
+            "damage": "3d6+5",
+            "damage_types": ["fire"],
+        },
         [{"target": "goblin", "face": 14, "circumstances": [{"name": "combat_advantage", "ruling": "r-1"}]}],
         damage_faces=[4, 6, 2],
     ).position
@@ -63,8 +88,12 @@ def play(app: ChronicleApplication, cid: UUID) -> dict[str, int]:
     app.resolve_ruling(cid, "r-1", "overturned", "no flank")
     rev = app.revoke(cid, pos["damage"], "misread die").position
     app.restore(cid, rev, "it was right after all")
-    app.amend(cid, pos["damage"], {"roll": {"terms": [{"sides": 6, "faces": [3, 6], "sign": 1}, {"const": 3}]}},
-              "a 3, not a 4")
+    app.amend(
+        cid,
+        pos["damage"],
+        {"roll": {"terms": [{"sides": 6, "faces": [3, 6], "sign": 1}, {"const": 3}]}},
+        "a 3, not a 4",
+    )
     app.override(cid, pos["attack"], "hit", False, "GM: it missed")
     app.set_flag(cid, "sw.death_save_failures_to_die", 4)
     return pos
@@ -141,8 +170,9 @@ def test_two_writers_cannot_both_spend_the_last_surge(app: ChronicleApplication,
         fresh.close()
 
 
-def test_a_repeated_idempotency_key_returns_the_original_result(app: ChronicleApplication,
-                                                                 store: Settings) -> None:
+def test_a_repeated_idempotency_key_returns_the_original_result(
+    app: ChronicleApplication, store: Settings
+) -> None:
     cid = setup(app)
     first = app.record(cid, "DamageTaken", {"target": "traze", "amount": 7}, idempotency_key="k-1")
     again = app.record(cid, "DamageTaken", {"target": "traze", "amount": 7}, idempotency_key="k-1")
@@ -150,8 +180,12 @@ def test_a_repeated_idempotency_key_returns_the_original_result(app: ChronicleAp
     assert app.creature_state(cid, "traze")["hp"] == 48 - 7
     restarted = open_application(store)  # a new process knows the key from the stored facts
     try:
-        assert restarted.record(cid, "DamageTaken", {"target": "traze", "amount": 7},
-                                idempotency_key="k-1").positions == first.positions
+        assert (
+            restarted.record(
+                cid, "DamageTaken", {"target": "traze", "amount": 7}, idempotency_key="k-1"
+            ).positions
+            == first.positions
+        )
         with pytest.raises(DomainError) as err:
             restarted.record(cid, "DamageTaken", {"target": "traze", "amount": 8}, idempotency_key="k-1")
         assert err.value.code == "IDEMPOTENCY_KEY_REUSED"

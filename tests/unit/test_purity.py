@@ -9,10 +9,27 @@ import pytest
 
 DOMAIN = Path(__file__).resolve().parents[2] / "domain"
 FORBIDDEN = (
-    "fastapi", "starlette", "strawberry", "uvicorn", "psycopg", "psycopg_pool", "sqlite3", "httpx",
-    "eventsourcing.application", "eventsourcing.persistence", "eventsourcing.postgres", "eventsourcing.sqlite",
-    "eventsourcing.popo", "eventsourcing.system", "eventsourcing.projection",
-    "api", "projections", "socket", "requests", "typer", "rich",
+    "fastapi",
+    "starlette",
+    "strawberry",
+    "uvicorn",
+    "psycopg",
+    "psycopg_pool",
+    "sqlite3",
+    "httpx",
+    "eventsourcing.application",
+    "eventsourcing.persistence",
+    "eventsourcing.postgres",
+    "eventsourcing.sqlite",
+    "eventsourcing.popo",
+    "eventsourcing.system",
+    "eventsourcing.projection",
+    "api",
+    "projections",
+    "socket",
+    "requests",
+    "typer",
+    "rich",
 )
 
 

@@ -114,10 +114,18 @@ def encounter_view(e: Encounter, state: SWState | None = None) -> dict[str, Any]
     if state is not None:
         # active effects on the participants, with their durations (anchor per B-X-2)
         view["effects"] = [
-            {"effect_id": x["effect_id"], "target": cid, "source": x.get("source"), "name": x.get("name"),
-             "components": [dict(comp) for comp in x["components"]], "duration": dict(x["duration"]),
-             **({"pending": True} if x.get("pending") else {})}
-            for cid in e.participants if cid in state.creatures for x in state.creatures[cid].effects
+            {
+                "effect_id": x["effect_id"],
+                "target": cid,
+                "source": x.get("source"),
+                "name": x.get("name"),
+                "components": [dict(comp) for comp in x["components"]],
+                "duration": dict(x["duration"]),
+                **({"pending": True} if x.get("pending") else {}),
+            }
+            for cid in e.participants
+            if cid in state.creatures
+            for x in state.creatures[cid].effects
         ]
     return view
 

@@ -47,13 +47,18 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInput(f"power.kind must be one of {', '.join(KINDS)}", field="power.kind")
     if out["defense"] not in DEFENSE_NAMES:
         raise InvalidInput("power.defense must be ac, fort, ref or will", field="power.defense")
-    if isinstance(out["attack_bonus"], bool) or not isinstance(out["attack_bonus"], int) or abs(
-            out["attack_bonus"]) > 1000:
+    if (
+        isinstance(out["attack_bonus"], bool)
+        or not isinstance(out["attack_bonus"], int)
+        or abs(out["attack_bonus"]) > 1000
+    ):
         raise InvalidInput("power.attack_bonus must be a whole number", field="power.attack_bonus")
     types = out["damage_types"]
     if not isinstance(types, list) or any(t not in DAMAGE_TYPES for t in types):
-        raise InvalidInput(f"power.damage_types must be a list of {', '.join(sorted(DAMAGE_TYPES))}",
-                           field="power.damage_types")
+        raise InvalidInput(
+            f"power.damage_types must be a list of {', '.join(sorted(DAMAGE_TYPES))}",
+            field="power.damage_types",
+        )
     if out["miss"] not in ("none", "half"):
         raise InvalidInput("power.miss must be none or half", field="power.miss")
     if not isinstance(out["effects"], list):
@@ -70,10 +75,14 @@ def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str
         name, ruling = (item, None) if isinstance(item, str) else (item.get("name"), item.get("ruling"))
         spec = CIRCUMSTANCES.get(name) if isinstance(name, str) else None
         if spec is None:
-            raise InvalidInput(f"unknown circumstance {name!r}; known: {', '.join(CIRCUMSTANCES)}",
-                               field="targets.circumstances")
+            raise InvalidInput(
+                f"unknown circumstance {name!r}; known: {', '.join(CIRCUMSTANCES)}",
+                field="targets.circumstances",
+            )
         if kind not in spec.kinds:
-            raise InvalidInput(f"{spec.label} does not apply to {kind} attacks", field="targets.circumstances")
+            raise InvalidInput(
+                f"{spec.label} does not apply to {kind} attacks", field="targets.circumstances"
+            )
         if ruling is None or ctx.ruling_holds(ruling):
             found.append((name, spec))
     return found
@@ -82,7 +91,7 @@ def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str
 def defense_of(target: Creature, defense: str, kind: str) -> tuple[int, list[dict[str, Any]]]:
     """A target's defense against this attack, with its modifiers (A1.5, effects)."""
     base = target.defenses[defense]
-    parts = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
+    parts: list[dict[str, Any]] = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
     for cond in sorted(target.conditions()):
         spec = CONDITIONS.get(cond)
         if spec and spec.defense_mod:
@@ -91,27 +100,38 @@ def defense_of(target: Creature, defense: str, kind: str) -> tuple[int, list[dic
             parts.append({"source": f"{cond} vs ranged", "value": spec.ranged_defense_mod})
     for mod in effects.defense_mods(target, defense):
         parts.append(mod)
-    return sum(p["value"] for p in parts), parts
+    return sum(int(p["value"]) for p in parts), parts
 
 
 def _attack_parts(
-    attacker: Creature, target: Creature, power: dict[str, Any], entry: dict[str, Any], ids: set[str], ctx: Any
+    attacker: Creature,
+    target: Creature,
+    power: dict[str, Any],
+    entry: dict[str, Any],
+    ids: set[str],
+    ctx: Any,
 ) -> list[dict[str, Any]]:
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
     has_ca = False
-    for name, spec in _circumstances(entry, kind, ctx):
+    for _name, spec in _circumstances(entry, kind, ctx):
         if spec.combat_advantage:
             if has_ca:
                 continue
             has_ca = True
         parts.append({"source": spec.label, "value": spec.modifier})
     tconds = target.conditions()
-    granting = sorted(c for c in tconds if CONDITIONS.get(c) and (
-        CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee")))
+    granting = sorted(
+        c
+        for c in tconds
+        if CONDITIONS.get(c)
+        and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
+    )
     if granting and not has_ca:
         has_ca = True
-        parts.append({"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS})
+        parts.append(
+            {"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS}
+        )
     for cond in sorted(attacker.conditions()):
         spec = CONDITIONS.get(cond)
         if spec and spec.attack_penalty:
@@ -120,13 +140,24 @@ def _attack_parts(
     if markers and not markers & ids:
         parts.append({"source": "marked: attack ignores the marker", "value": MARKED_PENALTY})
     for mod in entry.get("modifiers", []):
-        if not isinstance(mod, dict) or isinstance(mod.get("value"), bool) or not isinstance(mod.get("value"), int):
-            raise InvalidInput("each modifier is {source, value, ruling?} with a whole-number value",
-                               field="targets.modifiers")
+        if (
+            not isinstance(mod, dict)
+            or isinstance(mod.get("value"), bool)
+            or not isinstance(mod.get("value"), int)
+        ):
+            raise InvalidInput(
+                "each modifier is {source, value, ruling?} with a whole-number value",
+                field="targets.modifiers",
+            )
         rid = mod.get("ruling")
         if rid is None or ctx.ruling_holds(rid):
-            parts.append({"source": str(mod.get("source", "modifier")), "value": mod["value"],
-                          **({"ruling": rid} if rid else {})})
+            parts.append(
+                {
+                    "source": str(mod.get("source", "modifier")),
+                    "value": mod["value"],
+                    **({"ruling": rid} if rid else {}),
+                }
+            )
     parts.extend(effects.attack_mods(attacker))
     return parts
 
@@ -157,11 +188,14 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         raise InvalidInput("a creature is affected only once by one attack (SW-23)", field="targets")
     shared = kind in ("close", "area")
     if shared and any(t.get("damage") for t in p["targets"]):
-        raise InvalidInput("close and area attacks roll damage once for all targets (SW-23): use 'damage'",
-                           field="damage")
+        raise InvalidInput(
+            "close and area attacks roll damage once for all targets (SW-23): use 'damage'", field="damage"
+        )
     if not shared and p["damage"] is not None and len(ids) > 1:
-        raise InvalidInput("melee and ranged attacks roll damage per target (SW-23): put 'damage' on each target",
-                           field="damage")
+        raise InvalidInput(
+            "melee and ranged attacks roll damage per target (SW-23): put 'damage' on each target",
+            field="damage",
+        )
     for spec in power["effects"]:
         effects.check_spec(spec, state)
     weakened = "weakened" in attacker.conditions()
@@ -172,8 +206,13 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         roll = entry["roll"]  # shape checked when recorded (facts.validate)
         natural = dice.natural(roll) or 0
         if p["coup_de_grace"]:
-            require("helpless" in target.conditions(), f"{target.name} is not helpless: no coup de grace (SW-22)",
-                    "NOT_HELPLESS", ctx, "targets.target")
+            require(
+                "helpless" in target.conditions(),
+                f"{target.name} is not helpless: no coup de grace (SW-22)",
+                "NOT_HELPLESS",
+                ctx,
+                "targets.target",
+            )
         parts = _attack_parts(attacker, target, power, entry, set(ids), ctx)
         total = dice.roll_total(roll) + sum(x["value"] for x in parts)
         defense, defense_parts = defense_of(target, power["defense"], kind)
@@ -191,22 +230,28 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         hit = overridden.get("hit", hit)
         crit = overridden.get("crit", crit) and hit
         droll = p["damage"] if (shared or p["damage"] is not None) else entry.get("damage")
-        plans.append((target, entry, roll, natural, parts, total, defense, defense_parts, hit, crit, droll,
-                      overridden))
+        plans.append(
+            (
+                target,
+                droll,
+                {
+                    "target": target.id,
+                    "natural": natural,
+                    "attack_total": total,
+                    "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
+                    "defense": power["defense"],
+                    "defense_value": defense,
+                    "defense_parts": defense_parts,
+                    "hit": hit,
+                    "crit": crit,
+                    "overridden": overridden,
+                },
+            )
+        )
+    # Every precondition has been checked: now apply, target by target.
     results = []
-    for target, entry, roll, natural, parts, total, defense, defense_parts, hit, crit, droll, overridden in plans:
-        res: dict[str, Any] = {
-            "target": target.id,
-            "natural": natural,
-            "attack_total": total,
-            "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
-            "defense": power["defense"],
-            "defense_value": defense,
-            "defense_parts": defense_parts,
-            "hit": hit,
-            "crit": crit,
-            "overridden": overridden,
-        }
+    for target, droll, res in plans:
+        hit, crit = res["hit"], res["crit"]
         applies = hit or power["miss"] == "half"
         if droll is not None and applies and target.life != "dead":
             crit_mode = state.flags["sw.crit_mode"]

@@ -20,19 +20,32 @@ from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 
 def _components(c: Creature, key: str) -> list[dict[str, Any]]:
-    return [comp[key] for eff in c.effects if not eff.get("pending") for comp in eff["components"] if key in comp]
+    return [
+        comp[key] for eff in c.effects if not eff.get("pending") for comp in eff["components"] if key in comp
+    ]
 
 
 def resistance(c: Creature, types: list[str]) -> int:
     """The resistance that applies to damage of these types (B-SW-14, SW-28)."""
     conds = c.conditions()
-    resist_all = max([c.resist.get("all", 0), *(CONDITIONS[n].resist_all for n in conds if n in CONDITIONS),
-                      *(r["value"] for r in _components(c, "resist") if r["type"] == "all")])
+    resist_all = max(
+        [
+            c.resist.get("all", 0),
+            *(CONDITIONS[n].resist_all for n in conds if n in CONDITIONS),
+            *(r["value"] for r in _components(c, "resist") if r["type"] == "all"),
+        ]
+    )
     if not types:
-        return resist_all
+        return int(resist_all)
     per_type = []
     for t in types:
-        best = max([c.resist.get(t, 0), resist_all, *(r["value"] for r in _components(c, "resist") if r["type"] == t)])
+        best = max(
+            [
+                c.resist.get(t, 0),
+                resist_all,
+                *(r["value"] for r in _components(c, "resist") if r["type"] == t),
+            ]
+        )
         per_type.append(best)
     # lowest of the matching resistances, 0 unless every type is resisted
     return min(per_type) if all(v > 0 for v in per_type) else 0
@@ -44,7 +57,7 @@ def vulnerability(c: Creature, types: list[str]) -> int:
     for t in types:
         values.append(c.vuln.get(t, 0))
         values.extend(v["value"] for v in _components(c, "vuln") if v["type"] == t)
-    return max(values)
+    return int(max(values))
 
 
 def modify(
@@ -157,14 +170,16 @@ def _fall_prone(state: Any, c: Creature) -> None:
     """An unconscious creature falls prone (A1.10 Unconscious)."""
     if any(comp.get("condition") == "prone" for e in c.effects for comp in e["components"]):
         return
-    c.effects.append({
-        "effect_id": f"e{state.next_effect}",
-        "source": c.id,
-        "target": c.id,
-        "name": "fell prone",
-        "components": [{"condition": "prone"}],
-        "duration": {"kind": "until_removed"},
-    })
+    c.effects.append(
+        {
+            "effect_id": f"e{state.next_effect}",
+            "source": c.id,
+            "target": c.id,
+            "name": "fell prone",
+            "components": [{"condition": "prone"}],
+            "duration": {"kind": "until_removed"},
+        }
+    )
     state.next_effect += 1
 
 

@@ -19,8 +19,15 @@ from typing import Any
 from domain.errors import InvalidInput, NotFound
 from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
 
-DURATIONS = ("save_ends", "until_start_of_turn", "until_end_of_turn", "end_of_encounter", "sustained",
-             "until_removed", "surprise_round")
+DURATIONS = (
+    "save_ends",
+    "until_start_of_turn",
+    "until_end_of_turn",
+    "end_of_encounter",
+    "sustained",
+    "until_removed",
+    "surprise_round",
+)
 # Durations tied to an anchor creature's turns (B-X-2); they also end with the encounter.
 TURN_DURATIONS = ("until_start_of_turn", "until_end_of_turn", "sustained")
 COMPONENT_KEYS = ("condition", "ongoing", "defense_mod", "attack_mod", "resist", "vuln", "regeneration")
@@ -41,10 +48,18 @@ def check_spec(spec: Any, state: Any, field: str = "effects") -> dict[str, Any]:
         raise InvalidInput(f"duration.kind must be one of {', '.join(DURATIONS)}", field=f"{field}.duration")
     anchor = duration.get("anchor")
     if anchor is not None and anchor not in state.creatures:
-        raise InvalidInput(f"duration anchor {anchor!r} is not a creature here", field=f"{field}.duration.anchor")
-    if duration["kind"] == "sustained" and duration.get("action", "minor") not in ("standard", "move", "minor"):
-        raise InvalidInput("a sustained effect is sustained by a standard, move or minor action",
-                           field=f"{field}.duration.action")
+        raise InvalidInput(
+            f"duration anchor {anchor!r} is not a creature here", field=f"{field}.duration.anchor"
+        )
+    if duration["kind"] == "sustained" and duration.get("action", "minor") not in (
+        "standard",
+        "move",
+        "minor",
+    ):
+        raise InvalidInput(
+            "a sustained effect is sustained by a standard, move or minor action",
+            field=f"{field}.duration.action",
+        )
     if spec.get("aftereffect") is not None:
         check_spec(spec["aftereffect"], state, f"{field}.aftereffect")
     if spec.get("on", "hit") not in ("hit", "miss", "always"):
@@ -54,11 +69,15 @@ def check_spec(spec: Any, state: Any, field: str = "effects") -> dict[str, Any]:
 
 def _check_component(comp: Any, state: Any, field: str) -> None:
     if not isinstance(comp, dict) or len(comp) < 1 or not set(comp) & set(COMPONENT_KEYS):
-        raise InvalidInput(f"each component is one of {', '.join(COMPONENT_KEYS)}", field=f"{field}.components")
+        raise InvalidInput(
+            f"each component is one of {', '.join(COMPONENT_KEYS)}", field=f"{field}.components"
+        )
     if "condition" in comp:
         if comp["condition"] not in CONDITIONS:
-            raise InvalidInput(f"unknown condition {comp['condition']!r}; known: {', '.join(CONDITIONS)}",
-                               field=f"{field}.components")
+            raise InvalidInput(
+                f"unknown condition {comp['condition']!r}; known: {', '.join(CONDITIONS)}",
+                field=f"{field}.components",
+            )
         marker = comp.get("marker")
         if comp["condition"] == "marked" and marker is not None and marker not in state.creatures:
             raise InvalidInput(f"marker {marker!r} is not a creature here", field=f"{field}.components")
@@ -66,9 +85,16 @@ def _check_component(comp: Any, state: Any, field: str) -> None:
         if key in comp:
             v = comp[key]
             if not isinstance(v, dict) or not _whole(v.get("amount" if key == "ongoing" else "value")):
-                raise InvalidInput(f"{key} needs a type and a whole-number amount", field=f"{field}.components")
+                raise InvalidInput(
+                    f"{key} needs a type and a whole-number amount", field=f"{field}.components"
+                )
             t = v.get("type")
-            if t is not None and t != "all" and t not in DAMAGE_TYPES and not (key == "ongoing" and t == "untyped"):
+            if (
+                t is not None
+                and t != "all"
+                and t not in DAMAGE_TYPES
+                and not (key == "ongoing" and t == "untyped")
+            ):
                 raise InvalidInput(f"unknown damage type {t!r}", field=f"{field}.components")
     for key in ("defense_mod", "attack_mod"):
         if key in comp:
@@ -76,7 +102,9 @@ def _check_component(comp: Any, state: Any, field: str) -> None:
             if not isinstance(v, dict) or not _whole(v.get("value"), negative=True):
                 raise InvalidInput(f"{key} needs a whole-number value", field=f"{field}.components")
             if key == "defense_mod" and v.get("defense", "all") not in DEFENSE_KEYS:
-                raise InvalidInput("defense_mod.defense is all, ac, fort, ref or will", field=f"{field}.components")
+                raise InvalidInput(
+                    "defense_mod.defense is all, ac, fort, ref or will", field=f"{field}.components"
+                )
     if "regeneration" in comp and not _whole(comp["regeneration"]):
         raise InvalidInput("regeneration is a whole number", field=f"{field}.components")
 
@@ -88,7 +116,10 @@ def _whole(v: Any, negative: bool = False) -> bool:
 def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: Any) -> dict[str, Any]:
     """Put an effect on a target. A new mark replaces an old one (A1.10 Marked)."""
     duration = dict(spec.get("duration", {"kind": "until_removed"}))
-    if duration["kind"] in ("until_start_of_turn", "until_end_of_turn", "sustained") and "anchor" not in duration:
+    if (
+        duration["kind"] in ("until_start_of_turn", "until_end_of_turn", "sustained")
+        and "anchor" not in duration
+    ):
         default = state.flags.get("sw.duration_default_anchor", "creator")
         duration["anchor"] = source if default == "creator" else target.id  # B-X-2
     enc = state.encounter
@@ -111,11 +142,16 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         effect["beneficial"] = True  # SW-11: ends when its anchor delays, if due at that turn's end
     state.next_effect += 1
     if any(c.get("condition") == "marked" for c in effect["components"]):
-        target.effects = [e for e in target.effects
-                          if not any(c.get("condition") == "marked" for c in e["components"])]
+        target.effects = [
+            e for e in target.effects if not any(c.get("condition") == "marked" for c in e["components"])
+        ]
     target.effects.append(effect)
-    return {"effect_id": effect["effect_id"], "target": target.id, "name": effect["name"],
-            "duration": duration["kind"]}
+    return {
+        "effect_id": effect["effect_id"],
+        "target": target.id,
+        "name": effect["name"],
+        "duration": duration["kind"],
+    }
 
 
 def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:
@@ -160,5 +196,10 @@ def attack_mods(c: Any) -> list[dict[str, Any]]:
 
 
 def markers(c: Any) -> set[str]:
-    return {comp["marker"] for e in c.effects if not e.get("pending") for comp in e["components"]
-            if comp.get("condition") == "marked" and comp.get("marker")}
+    return {
+        comp["marker"]
+        for e in c.effects
+        if not e.get("pending")
+        for comp in e["components"]
+        if comp.get("condition") == "marked" and comp.get("marker")
+    }

@@ -26,9 +26,11 @@ class Flag:
 def _choice(*choices: Any) -> Callable[[str, Any], Any]:
     def check(name: str, value: Any) -> Any:
         if value not in choices:
-            raise InvalidInput(f"flag {name} must be one of {', '.join(map(str, choices))}; got {value!r}",
-                               field="value")
+            raise InvalidInput(
+                f"flag {name} must be one of {', '.join(map(str, choices))}; got {value!r}", field="value"
+            )
         return value
+
     return check
 
 
@@ -37,8 +39,11 @@ def _int(lo: int, hi: int, nullable: bool = False) -> Callable[[str, Any], Any]:
         if value is None and nullable:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise InvalidInput(f"flag {name} must be a whole number from {lo} to {hi}; got {value!r}", field="value")
+            raise InvalidInput(
+                f"flag {name} must be a whole number from {lo} to {hi}; got {value!r}", field="value"
+            )
         return value
+
     return check
 
 
@@ -60,52 +65,96 @@ def _xp_table(name: str, value: Any) -> Any:
     ):
         return list(value)
     raise InvalidInput(
-        f"flag {name} must be 'orcus' or a rising list of XP thresholds starting at 0 (level 1)", field="value"
+        f"flag {name} must be 'orcus' or a rising list of XP thresholds starting at 0 (level 1)",
+        field="value",
     )
 
 
 FLAGS: dict[str, Flag] = {
     "rounding": Flag("floor", "B-X-6", "Round down everywhere.", _choice("floor")),
-    "xp_table": Flag("orcus", "Adopted ruling 3", "XP thresholds per level: 'orcus' (A4.2) or a list.", _xp_table),
-    "sw.duration_default_anchor": Flag("creator", "B-X-2", "Whose turn 'your next turn' means.",
-                                       _choice("creator", "target")),
-    "sw.damage_layering": Flag("cascade", "B-SW-1", "Ordinary damage: temp HP, HP, then wounds.",
-                               _choice("cascade", "separate")),
+    "xp_table": Flag(
+        "orcus", "Adopted ruling 3", "XP thresholds per level: 'orcus' (A4.2) or a list.", _xp_table
+    ),
+    "sw.duration_default_anchor": Flag(
+        "creator", "B-X-2", "Whose turn 'your next turn' means.", _choice("creator", "target")
+    ),
+    "sw.damage_layering": Flag(
+        "cascade", "B-SW-1", "Ordinary damage: temp HP, HP, then wounds.", _choice("cascade", "separate")
+    ),
     "sw.hp_overflow_to_wounds": Flag(True, "B-SW-2", "HP stop at 0; the excess carries into wounds.", _bool),
     "sw.max_wounds": Flag("con_score", "B-SW-4", "Max wounds = Constitution score.", _choice("con_score")),
     "sw.death_wounds_threshold": Flag(-10, "B-SW-4", "Dead at wounds <= this.", _int(-1000, 0)),
-    "sw.crit_mode": Flag("wounding", "B-SW-5", "A crit deals its rolled damage as wounding damage; "
-                         "'max' is the 4e maximum-damage reading.", _choice("wounding", "max")),
+    "sw.crit_mode": Flag(
+        "wounding",
+        "B-SW-5",
+        "A crit deals its rolled damage as wounding damage; 'max' is the 4e maximum-damage reading.",
+        _choice("wounding", "max"),
+    ),
     "sw.wounding_hits_temp_hp_first": Flag(True, "B-SW-5", "Temp HP absorb wounding damage first.", _bool),
-    "sw.death_save_failures_to_die": Flag(3, "B-SW-7", "Failed death saves before a rest that kill.", _int(1, 20)),
-    "sw.death_save_failure_costs_wound": Flag(False, "B-SW-7", "A failed death save also costs 1 wound.", _bool),
-    "sw.death_save_timing": Flag("end_of_own_turn", "B-SW-8", "When a death save may be rolled in an encounter.",
-                                 _choice("end_of_own_turn", "any_time")),
-    "sw.dying_heal_sets_wounds_to": Flag(1, "B-SW-9", "Healing a dying creature first sets wounds to this.",
-                                         _int(1, 1000)),
+    "sw.death_save_failures_to_die": Flag(
+        3, "B-SW-7", "Failed death saves before a rest that kill.", _int(1, 20)
+    ),
+    "sw.death_save_failure_costs_wound": Flag(
+        False, "B-SW-7", "A failed death save also costs 1 wound.", _bool
+    ),
+    "sw.death_save_timing": Flag(
+        "end_of_own_turn",
+        "B-SW-8",
+        "When a death save may be rolled in an encounter.",
+        _choice("end_of_own_turn", "any_time"),
+    ),
+    "sw.dying_heal_sets_wounds_to": Flag(
+        1, "B-SW-9", "Healing a dying creature first sets wounds to this.", _int(1, 1000)
+    ),
     "sw.magic_heals_wounds_first": Flag(True, "B-SW-9", "Magical healing fills wounds before HP.", _bool),
-    "sw.stabilized_rest_sets_wounds_to": Flag(1, "B-SW-10", "A stabilised creature's wounds after an extended "
-                                              "rest (null: literal reading, no change).", _int(1, 1000, True)),
-    "sw.first_aid_stabilize_dc": Flag(15, "B-SW-10", "DC of the first-aid check that stabilises.", _int(0, 100)),
+    "sw.stabilized_rest_sets_wounds_to": Flag(
+        1,
+        "B-SW-10",
+        "A stabilised creature's wounds after an extended rest (null: literal reading, no change).",
+        _int(1, 1000, True),
+    ),
+    "sw.first_aid_stabilize_dc": Flag(
+        15, "B-SW-10", "DC of the first-aid check that stabilises.", _int(0, 100)
+    ),
     "sw.monsters_have_wounds": Flag(True, "B-SW-13", "Every creature has a wound track.", _bool),
-    "sw.monster_death_at_wounds": Flag(0, "B-SW-13", "Non-heroic monsters/NPCs die at wounds <= this.",
-                                       _int(-1000, 1000)),
-    "sw.resist_stacking": Flag("highest", "B-SW-14", "Only the highest resistance of a type applies.",
-                               _choice("highest")),
-    "sw.multi_type_resist": Flag("lowest_if_all", "B-SW-14", "Multi-typed damage: lowest resistance, "
-                                 "0 unless every type is resisted.", _choice("lowest_if_all")),
-    "sw.milestone_every_encounters": Flag(2, "B-SW-18", "Encounters ended per milestone (+1 AP).", _int(1, 100)),
+    "sw.monster_death_at_wounds": Flag(
+        0, "B-SW-13", "Non-heroic monsters/NPCs die at wounds <= this.", _int(-1000, 1000)
+    ),
+    "sw.resist_stacking": Flag(
+        "highest", "B-SW-14", "Only the highest resistance of a type applies.", _choice("highest")
+    ),
+    "sw.multi_type_resist": Flag(
+        "lowest_if_all",
+        "B-SW-14",
+        "Multi-typed damage: lowest resistance, 0 unless every type is resisted.",
+        _choice("lowest_if_all"),
+    ),
+    "sw.milestone_every_encounters": Flag(
+        2, "B-SW-18", "Encounters ended per milestone (+1 AP).", _int(1, 100)
+    ),
     "sw.ap_reset_on_extended_rest": Flag(1, "B-SW-18", "Action points after an extended rest.", _int(0, 100)),
-    "sw.explosive_save": Flag("reflex_defense_minus_10", "B-SW-20", "Planted-explosive save bonus.",
-                              _choice("reflex_defense_minus_10")),
+    "sw.explosive_save": Flag(
+        "reflex_defense_minus_10",
+        "B-SW-20",
+        "Planted-explosive save bonus.",
+        _choice("reflex_defense_minus_10"),
+    ),
     "sw.ap_while_dazed": Flag(True, "B-SW-29", "A dazed creature may spend an action point.", _bool),
-    "sw.end_of_encounter_rounds": Flag(50, "SW-44 / B-SW-24", "'Until the end of the encounter' also ends "
-                                       "after this many rounds (5 minutes).", _int(1, 10_000)),
-    "sw.extended_rest_interval_hours": Flag(24, "B-SW-25", "At most one extended rest per this many game hours.",
-                                            _int(0, 10_000)),
-    "sw.long_term_care_per_day": Flag(1, "B-SW-27", "Wounds Long Term-Care restores per patient per day.",
-                                      _int(0, 100)),
-    "sw.enforce_turns": Flag(True, "SW-15 / DESIGN quality bar", "Refuse turn-bound actions out of turn.", _bool),
+    "sw.end_of_encounter_rounds": Flag(
+        50,
+        "SW-44 / B-SW-24",
+        "'Until the end of the encounter' also ends after this many rounds (5 minutes).",
+        _int(1, 10_000),
+    ),
+    "sw.extended_rest_interval_hours": Flag(
+        24, "B-SW-25", "At most one extended rest per this many game hours.", _int(0, 10_000)
+    ),
+    "sw.long_term_care_per_day": Flag(
+        1, "B-SW-27", "Wounds Long Term-Care restores per patient per day.", _int(0, 100)
+    ),
+    "sw.enforce_turns": Flag(
+        True, "SW-15 / DESIGN quality bar", "Refuse turn-bound actions out of turn.", _bool
+    ),
 }
 
 DEFAULTS: dict[str, Any] = {name: flag.default for name, flag in FLAGS.items()}

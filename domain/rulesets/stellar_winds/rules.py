@@ -42,8 +42,12 @@ def in_turn(state: SWState, c: Creature, ctx: Any, what: str) -> None:
     enc = state.encounter
     if enc is None or not state.flags["sw.enforce_turns"] or c.id not in enc.participants:
         return
-    require(enc.current == c.id, f"{what} only on {c.name}'s own turn (it is {enc.current}'s turn)",
-            "NOT_YOUR_TURN", ctx)
+    require(
+        enc.current == c.id,
+        f"{what} only on {c.name}'s own turn (it is {enc.current}'s turn)",
+        "NOT_YOUR_TURN",
+        ctx,
+    )
 
 
 # --------------------------------------------------------------- registration
@@ -88,8 +92,21 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
 
 
 SHEET_CHANGES = {
-    "name", "heroic", "level", "abilities", "max_hp", "surges_per_day", "defenses", "speed", "resist", "vuln",
-    "regeneration", "crit_min", "initiative_misc", "max_wounds", "second_wind",
+    "name",
+    "heroic",
+    "level",
+    "abilities",
+    "max_hp",
+    "surges_per_day",
+    "defenses",
+    "speed",
+    "resist",
+    "vuln",
+    "regeneration",
+    "crit_min",
+    "initiative_misc",
+    "max_wounds",
+    "second_wind",
 }
 
 
@@ -123,8 +140,10 @@ def damage_taken(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """Damage from a source other than an attack (SW-31, SW-30 pipeline, SW-32 layers)."""
     unknown = [t for t in p["types"] if t not in DAMAGE_TYPES]
     if unknown:  # an unknown type would silently bypass resistance and vulnerability (SW-27)
-        raise InvalidInput(f"unknown damage type(s) {', '.join(unknown)}; known: {', '.join(sorted(DAMAGE_TYPES))}",
-                           field="types")
+        raise InvalidInput(
+            f"unknown damage type(s) {', '.join(unknown)}; known: {', '.join(sorted(DAMAGE_TYPES))}",
+            field="types",
+        )
     c = creature(state, p["target"], "target")
     not_dead(c, ctx, "target")
     rolled = (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["amount"]
@@ -141,12 +160,20 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         creature(state, p["healer"], "healer")
     surge_spent = False
     if p["requires_surge"] and c.surges <= 0:
-        return {"target": c.id, "surge_spent": False, "amount": 0, "hp_healed": 0, "wounds_healed": 0,
-                "note": f"{c.name} has no healing surge left: the healing restores nothing"}
+        return {
+            "target": c.id,
+            "surge_spent": False,
+            "amount": 0,
+            "hp_healed": 0,
+            "wounds_healed": 0,
+            "note": f"{c.name} has no healing surge left: the healing restores nothing",
+        }
     if p["requires_surge"]:
         c.surges -= 1
         surge_spent = True
-    amount = c.surge_value * p["surge_multiplier"] + (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["flat"]
+    amount = (
+        c.surge_value * p["surge_multiplier"] + (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["flat"]
+    )
     result = dmg.heal(state, c, max(0, amount), magical=p["magical"])
     return {"target": c.id, "surge_spent": surge_spent, **result}
 
@@ -166,7 +193,9 @@ def surge_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = creature(state, p["creature"])
     not_dead(c, ctx)
     require(c.surges > 0, f"{c.name} has no healing surge left", "NO_HEALING_SURGE", ctx)
-    require(c.conscious, f"{c.name} is not conscious and cannot spend a surge on its own", "NOT_CONSCIOUS", ctx)
+    require(
+        c.conscious, f"{c.name} is not conscious and cannot spend a surge on its own", "NOT_CONSCIOUS", ctx
+    )
     c.surges = max(0, c.surges - 1)
     return {"creature": c.id, "surges_left": c.surges, **dmg.heal(state, c, c.surge_value, magical=False)}
 
@@ -177,8 +206,12 @@ def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     not_dead(c, ctx)
     allowed = c.second_wind if c.second_wind is not None else c.is_pc
     require(allowed, f"{c.name} cannot use second wind (PCs only, SW-37)", "NOT_ALLOWED", ctx)
-    require(not c.second_wind_used, f"{c.name} has already used second wind; a rest regains it",
-            "SECOND_WIND_USED", ctx)
+    require(
+        not c.second_wind_used,
+        f"{c.name} has already used second wind; a rest regains it",
+        "SECOND_WIND_USED",
+        ctx,
+    )
     require(c.surges > 0, f"{c.name} has no healing surge left", "NO_HEALING_SURGE", ctx)
     require(c.conscious, f"{c.name} is not conscious", "NOT_CONSCIOUS", ctx)
     in_turn(state, c, ctx, "second wind")
@@ -186,11 +219,16 @@ def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c.second_wind_used = True
     healed = dmg.heal(state, c, c.surge_value, magical=False)
     if state.encounter is not None and c.id in state.encounter.participants:
-        c.effects.append({
-            "effect_id": f"e{state.next_effect}", "source": c.id, "target": c.id, "name": "second wind",
-            "components": [{"defense_mod": {"defense": "all", "value": 2}}],
-            "duration": {"kind": "until_start_of_turn", "anchor": c.id},
-        })
+        c.effects.append(
+            {
+                "effect_id": f"e{state.next_effect}",
+                "source": c.id,
+                "target": c.id,
+                "name": "second wind",
+                "components": [{"defense_mod": {"defense": "all", "value": 2}}],
+                "duration": {"kind": "until_start_of_turn", "anchor": c.id},
+            }
+        )
         state.next_effect += 1
     return {"creature": c.id, "surges_left": c.surges, **healed}
 
@@ -211,8 +249,10 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         if state.flags["sw.death_save_failure_costs_wound"]:
             c.wounds -= 1
         outcome["result"] = "failure"
-        if c.death_fails >= state.flags["sw.death_save_failures_to_die"] or c.wounds <= state.flags[
-                "sw.death_wounds_threshold"]:
+        if (
+            c.death_fails >= state.flags["sw.death_save_failures_to_die"]
+            or c.wounds <= state.flags["sw.death_wounds_threshold"]
+        ):
             c.life = "dead"
     elif total < 20:
         outcome["result"] = "no change"
@@ -256,8 +296,13 @@ def wounds_restored(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         day = state.minutes // 1440
         per_day = state.flags["sw.long_term_care_per_day"]
         require(c.care_day != day, f"{c.name} already had Long Term-Care today", "ALREADY_CARED_TODAY", ctx)
-        require(amount <= per_day, f"Long Term-Care restores at most {per_day} wound per day", "TOO_MUCH", ctx,
-                "amount")
+        require(
+            amount <= per_day,
+            f"Long Term-Care restores at most {per_day} wound per day",
+            "TOO_MUCH",
+            ctx,
+            "amount",
+        )
         c.care_day = day
     before = c.wounds
     c.wounds = min(c.max_wounds, c.wounds + amount)
@@ -295,21 +340,43 @@ def _rest(kind: str) -> Handler:
         """SW-48, SW-49 (contents in tables.RESTS), B-SW-25."""
         who = _participants(state, p)
         enc = state.encounter
-        require(enc is None, f"the encounter {enc.name if enc else ''!s} is still running; end it before resting",
-                "ENCOUNTER_RUNNING", ctx)
+        require(
+            enc is None,
+            f"the encounter {enc.name if enc else ''!s} is still running; end it before resting",
+            "ENCOUNTER_RUNNING",
+            ctx,
+        )
         for c in who:
             not_dead(c, ctx, "participants")
-            require(c.life != "dying", f"{c.name} is dying; stabilise or heal first", "CREATURE_DYING", ctx,
-                    "participants")
-            sustaining = [e for other in state.creatures.values() for e in other.effects
-                          if e["duration"].get("kind") == "sustained" and e.get("source") == c.id]
-            require(not sustaining, f"{c.name} is sustaining an effect and cannot rest (SW-44)", "SUSTAINING", ctx,
-                    "participants")
+            require(
+                c.life != "dying",
+                f"{c.name} is dying; stabilise or heal first",
+                "CREATURE_DYING",
+                ctx,
+                "participants",
+            )
+            sustaining = [
+                e
+                for other in state.creatures.values()
+                for e in other.effects
+                if e["duration"].get("kind") == "sustained" and e.get("source") == c.id
+            ]
+            require(
+                not sustaining,
+                f"{c.name} is sustaining an effect and cannot rest (SW-44)",
+                "SUSTAINING",
+                ctx,
+                "participants",
+            )
             if rest.once_per_day and c.last_extended_rest_at is not None:
                 wait = state.flags["sw.extended_rest_interval_hours"] * 60
-                require(state.minutes - c.last_extended_rest_at >= wait,
-                        f"{c.name} had an extended rest less than {wait // 60} game hours ago",
-                        "EXTENDED_REST_TOO_SOON", ctx, "participants")
+                require(
+                    state.minutes - c.last_extended_rest_at >= wait,
+                    f"{c.name} had an extended rest less than {wait // 60} game hours ago",
+                    "EXTENDED_REST_TOO_SOON",
+                    ctx,
+                    "participants",
+                )
         minutes = p["minutes"] if kind == "short" else p["hours"] * 60
         start = state.minutes
         for c in who:
@@ -324,7 +391,11 @@ def _restore(state: SWState, c: Creature, rest: Any, start: int) -> None:
     flags = state.flags
     if rest.revives_knocked_out and c.life == "knocked_out":
         c.life, c.hp, c.wounds = "active", max(c.hp, 1), max(c.wounds, 1)  # B-SW-11
-    if rest.wakes_stabilized and c.life == "stabilized" and flags["sw.stabilized_rest_sets_wounds_to"] is not None:
+    if (
+        rest.wakes_stabilized
+        and c.life == "stabilized"
+        and flags["sw.stabilized_rest_sets_wounds_to"] is not None
+    ):
         c.wounds = max(c.wounds, flags["sw.stabilized_rest_sets_wounds_to"])  # B-SW-10
         c.life = "active"
     if rest.regains_second_wind:
@@ -369,11 +440,17 @@ def action_point_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str,
     not_dead(c, ctx)
     require(c.conscious, f"{c.name} is not conscious", "NOT_CONSCIOUS", ctx)
     require(c.ap > 0, f"{c.name} has no action point", "NO_ACTION_POINT", ctx)
-    require(not c.ap_locked, f"{c.name} already spent an action point; a short rest is needed first",
-            "ACTION_POINT_LOCKED", ctx)
+    require(
+        not c.ap_locked,
+        f"{c.name} already spent an action point; a short rest is needed first",
+        "ACTION_POINT_LOCKED",
+        ctx,
+    )
     enc = state.encounter
     if enc is not None and c.id in enc.participants:
-        require(not enc.surprise_round, "no action points in the surprise round (SW-5)", "SURPRISE_ROUND", ctx)
+        require(
+            not enc.surprise_round, "no action points in the surprise round (SW-5)", "SURPRISE_ROUND", ctx
+        )
         if not state.flags["sw.ap_while_dazed"]:
             require(not c.has_condition("dazed"), f"{c.name} is dazed", "DAZED", ctx)
     in_turn(state, c, ctx, "an action point can be spent")
@@ -392,8 +469,11 @@ def xp_awarded(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     who = [creature(state, cid, "creatures") for cid in p["creatures"]]
     for c in who:
         if c.kind != "pc":
-            raise RuleViolation(f"{c.name} is a {c.kind}: monsters and NPCs track no XP (adopted ruling 9)",
-                                field="creatures", code="NOT_ALLOWED")
+            raise RuleViolation(
+                f"{c.name} is a {c.kind}: monsters and NPCs track no XP (adopted ruling 9)",
+                field="creatures",
+                code="NOT_ALLOWED",
+            )
     levels = {}
     for c in who:
         before = current_level(c, state.flags)

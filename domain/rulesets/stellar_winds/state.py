@@ -7,12 +7,38 @@ from typing import Any
 from domain.rulesets.stellar_winds.tables import CONDITIONS, ORCUS_XP, XP_TABLES
 
 SHEET_FIELDS = (
-    "name", "kind", "heroic", "level", "abilities", "max_hp", "surges_per_day", "defenses", "speed",
-    "resist", "vuln", "regeneration", "crit_min", "initiative_misc", "max_wounds_override", "second_wind",
+    "name",
+    "kind",
+    "heroic",
+    "level",
+    "abilities",
+    "max_hp",
+    "surges_per_day",
+    "defenses",
+    "speed",
+    "resist",
+    "vuln",
+    "regeneration",
+    "crit_min",
+    "initiative_misc",
+    "max_wounds_override",
+    "second_wind",
 )
 TRACK_FIELDS = (
-    "hp", "temp_hp", "wounds", "surges", "second_wind_used", "life", "death_fails", "ap", "ap_locked",
-    "encounters_since_rest", "xp", "level_pinned", "last_extended_rest_at", "care_day",
+    "hp",
+    "temp_hp",
+    "wounds",
+    "surges",
+    "second_wind_used",
+    "life",
+    "death_fails",
+    "ap",
+    "ap_locked",
+    "encounters_since_rest",
+    "xp",
+    "level_pinned",
+    "last_extended_rest_at",
+    "care_day",
 )
 
 
@@ -153,8 +179,20 @@ class Encounter:
     """An encounter's order of play (C1.1 encounter projection)."""
 
     __slots__ = (
-        "id", "name", "participants", "initiative", "order", "round", "turn_index", "surprised",
-        "surprise_round", "delayed", "readied", "state", "turn_log", "started_at",
+        "id",
+        "name",
+        "participants",
+        "initiative",
+        "order",
+        "round",
+        "turn_index",
+        "surprised",
+        "surprise_round",
+        "delayed",
+        "readied",
+        "state",
+        "turn_log",
+        "started_at",
     )
 
     id: str

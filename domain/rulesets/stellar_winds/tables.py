@@ -32,7 +32,9 @@ class Condition:
 
 CONDITIONS: dict[str, Condition] = {
     "blinded": Condition(grants_ca=True, attack_penalty=-5, cannot_flank=True),  # targets: total concealment
-    "dazed": Condition(grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True),
+    "dazed": Condition(
+        grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True
+    ),
     "deafened": Condition(),
     "dominated": Condition(implies=("dazed",)),
     "dying": Condition(implies=("unconscious",)),
@@ -43,11 +45,20 @@ CONDITIONS: dict[str, Condition] = {
     "prone": Condition(grants_ca_melee_only=True, attack_penalty=-2, ranged_defense_mod=2),
     "restrained": Condition(grants_ca=True, attack_penalty=-2, implies=("immobilized",)),
     "slowed": Condition(speed=2),
-    "stunned": Condition(grants_ca=True, actions="none", no_immediate=True, cannot_flank=True, cannot_delay=True),
-    "surprised": Condition(grants_ca=True, actions="free_only", no_immediate=True, cannot_flank=True,
-                           cannot_delay=True),
-    "unconscious": Condition(defense_mod=-5, actions="none", no_immediate=True, cannot_flank=True,
-                             cannot_delay=True, implies=("helpless", "prone")),
+    "stunned": Condition(
+        grants_ca=True, actions="none", no_immediate=True, cannot_flank=True, cannot_delay=True
+    ),
+    "surprised": Condition(
+        grants_ca=True, actions="free_only", no_immediate=True, cannot_flank=True, cannot_delay=True
+    ),
+    "unconscious": Condition(
+        defense_mod=-5,
+        actions="none",
+        no_immediate=True,
+        cannot_flank=True,
+        cannot_delay=True,
+        implies=("helpless", "prone"),
+    ),
     "weakened": Condition(half_damage_dealt=True),
     # statuses
     "invisible": Condition(),
@@ -151,9 +162,36 @@ RESTS: dict[str, Rest] = {
 
 # A4.2 "Levels and Their Benefits": cumulative XP to *be* each level 1..30.
 ORCUS_XP = [
-    0, 1000, 2250, 3750, 5500, 7500, 10000, 13000, 16500, 20500,
-    25500, 31500, 38500, 46500, 56500, 68500, 82500, 98500, 118500, 142500,
-    170500, 202500, 242500, 290500, 346500, 410500, 490500, 586500, 698500, 826500,
+    0,
+    1000,
+    2250,
+    3750,
+    5500,
+    7500,
+    10000,
+    13000,
+    16500,
+    20500,
+    25500,
+    31500,
+    38500,
+    46500,
+    56500,
+    68500,
+    82500,
+    98500,
+    118500,
+    142500,
+    170500,
+    202500,
+    242500,
+    290500,
+    346500,
+    410500,
+    490500,
+    586500,
+    698500,
+    826500,
 ]
 XP_TABLES = {"orcus": ORCUS_XP}
 
