@@ -20,7 +20,7 @@ believed at that position, i.e. with only the corrections made by then).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,7 @@ class _Ctx:
 
 _EMPTY: dict[str, Any] = {}
 Sink = Callable[[Entry, dict[str, Any] | None, str | None], None]
+StateSink = Callable[[Entry, dict[str, Any] | None, str | None, Any], None]
 
 
 class Ledger:
@@ -160,7 +161,8 @@ class Ledger:
             _, state, orphans, res, checkpoints = prepared
             self._adopt(state, orphans, res, checkpoints)
             return
-        if entry.type in catalogue.META_TYPES and self._reinterprets(entry):
+        # A recorded ruling changes the resolution too (its value is read by the facts citing it).
+        if entry.type in catalogue.META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
 
     def _adopt(self, state: Any, orphans: dict[int, str], res: Resolution, checkpoints: list[Any]) -> None:
@@ -404,6 +406,52 @@ class Ledger:
         if n % self.checkpoint_every == 0 and (not self._checkpoints or self._checkpoints[-1][1] < n):
             self._checkpoints.append((self.entries[-1].seq, n, self._state.clone(), dict(self._orphans)))
 
+    def refold(self, sink: StateSink) -> int:
+        """Fold the facts appended since the last read, telling ``sink`` how every fact reads
+        whose reading may have changed: the new facts and, after a correction, every fact from
+        the earliest one it affects (its outcome, status or annotation). Used by projections to
+        re-derive their rows from the fold. Returns that earliest position (``next_seq`` when
+        nothing was folded).
+
+        ``sink(entry, outcome, orphan_reason, state)`` sees the live state just after the fact:
+        read it at once, never keep or change it.
+        """
+        first_new = self.entries[self._folded].seq if self._folded < len(self.entries) else self.next_seq
+        start, old, reset = first_new, self._res, False
+        if self._dirty_corrections:
+            new = self.resolve()
+            start = min(start, self._first_difference(old, new))
+            for s in set(old.revoked) | set(new.revoked):
+                if old.revoked.get(s) != new.revoked.get(s):
+                    start = min(start, s)
+            for s in set(old.amended_by) | set(new.amended_by):
+                if old.amended_by.get(s) != new.amended_by.get(s):
+                    start = min(start, s)
+            for rid in set(old.ruling_status) | set(new.ruling_status):
+                if old.ruling_status.get(rid) != new.ruling_status.get(rid) and rid in self._rulings_recorded:
+                    start = min(start, self._rulings_recorded[rid])
+            reset = new.retro_flags != old.retro_flags
+            self._res, self._dirty_corrections = new, False
+        if start > self.last_seq:
+            return start
+        if reset:
+            self._reset_state()
+            n, state, orphans = 0, self._state, self._orphans
+        elif start >= first_new:
+            n, state, orphans = self._folded, self._state, self._orphans
+        else:
+            keys = [c[0] for c in self._checkpoints]
+            del self._checkpoints[bisect.bisect_left(keys, start):]
+            n, state, orphans = self._start_point(start)
+
+        def report(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
+            if e.seq >= start:
+                sink(e, outcome, orphan, state)
+
+        self._fold(state, orphans, n, len(self.entries), self._res, checkpoints=self._checkpoints, sink=report)
+        self._state, self._orphans, self._folded = state, orphans, len(self.entries)
+        return start
+
     # ------------------------------------------------------------------- reading
     @property
     def state(self) -> Any:
@@ -453,6 +501,25 @@ class Ledger:
         orphans: dict[int, str] = {}
         self._fold(state, orphans, 0, stop, res, sink=sink)
         return state
+
+    def replay_iter(
+        self, *, upto: int | None = None, view: str = CORRECTED
+    ) -> Iterator[tuple[Entry, dict[str, Any] | None, str | None, Any]]:
+        """``replay`` as a generator (for streaming exports): yields each fact with its outcome
+        (None when revoked, orphaned or a meta fact), its orphan reason, and the state after it.
+
+        The state is the live fold object, changed by the next step: read it before advancing.
+        """
+        self._catch_up()
+        stop = len(self.entries) if upto is None else max(0, upto - self.first_seq + 1)
+        res = self._res if view == CORRECTED else self.resolve(upto=upto)
+        state = self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
+        orphans: dict[int, str] = {}
+        found: list[tuple[Entry, dict[str, Any] | None, str | None]] = []
+        for i in range(stop):
+            self._fold(state, orphans, i, i + 1, res, sink=lambda e, o, r: found.append((e, o, r)))
+            entry, outcome, orphan = found.pop()
+            yield entry, outcome, orphan, state
 
     # ----------------------------------------------------------------- commands
     def prepare(self, fact_type: str, payload: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from psycopg import sql
 from api.application import ChronicleApplication
 from api.settings import ConfigError, Database, Settings, parse_database_url
 from api.store import open_application
+from domain.rulesets.stellar_winds import state as sw_state
 
 TEST_DATABASE_URL = "CHRONICLE_TEST_DATABASE_URL"
 ENABLE_HINT = (
@@ -168,3 +169,9 @@ def memory_app() -> Iterator[ChronicleApplication]:
         yield application
     finally:
         application.close()
+
+
+# Every test runs with creatures that refuse to be changed while two states share them
+# (copy-on-write, see domain/rulesets/stellar_winds/state.py): a handler that forgets
+# ``state.own`` fails here instead of silently corrupting a checkpoint.
+sw_state.CREATURE_CLASS = sw_state.GuardedCreature

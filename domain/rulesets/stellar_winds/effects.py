@@ -156,10 +156,11 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
 
 def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:
     """The creature carrying an effect, and the effect."""
-    for c in state.creatures.values():
-        for e in c.effects:
+    for cid, c in state.creatures.items():
+        for i, e in enumerate(c.effects):
             if e["effect_id"] == effect_id:
-                return c, e
+                owned = state.own(cid)  # callers change the carrier or the effect
+                return owned, owned.effects[i]
     raise NotFound(f"no active effect {effect_id!r}", field="effect_id")
 
 

@@ -133,7 +133,7 @@ def surprise_determined(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
         raise InvalidInput("a creature is listed twice", field="surprised")
     who = [_participant(state, enc, cid, "surprised") for cid in surprised]
     for c in state.creatures.values():
-        _drop(c, lambda e: e["duration"].get("kind") == "surprise_round")
+        _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
     enc.surprised = list(surprised)
     enc.surprise_round = bool(surprised)
     for c in who:
@@ -302,7 +302,7 @@ def _advance(state: SWState, enc: Encounter, report: dict[str, Any]) -> None:
             i = 0
         enc.turn_index = i
         cid = enc.order[i]
-        c = state.creatures[cid]
+        c = state.own(cid)
         entry = enc.initiative[cid]
         resume = bool(entry.pop("resume", False))
         if c.life == "dead":
@@ -327,13 +327,14 @@ def _new_round(state: SWState, enc: Encounter, report: dict[str, Any]) -> None:
     """SW-1 step 6; the surprise round (0) ends once every aware creature has acted (SW-5)."""
     if enc.round == 0:
         for c in state.creatures.values():
-            _drop(c, lambda e: e["duration"].get("kind") == "surprise_round")
+            _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         enc.surprise_round = False
     enc.round += 1
     limit = int(state.flags["sw.end_of_encounter_rounds"])
     ended: list[dict[str, Any]] = []
     for c in state.creatures.values():
         ended += _drop(
+            state,
             c,
             lambda e: (
                 e["duration"].get("kind") == "end_of_encounter"
@@ -354,7 +355,7 @@ def _begin_turn(state: SWState, enc: Encounter, cid: str, resume: bool) -> dict[
         return {"creature": cid, "round": enc.round, "resumed_delayed_turn": True}
     enc.initiative[cid]["turn_started"] = number  # B-SW-31: its immediate-action window reopens (above)
     enc.readied.pop(cid, None)  # SW-12 (4E-DEFAULT): an untriggered readied action is lost
-    c = state.creatures[cid]
+    c = state.own(cid)
     out: dict[str, Any] = {"creature": cid, "round": enc.round}
     ongoing = _ongoing(state, c)
     if ongoing:
@@ -365,6 +366,7 @@ def _begin_turn(state: SWState, enc: Encounter, cid: str, resume: bool) -> dict[
     ended = []
     for other in state.creatures.values():
         ended += _drop(
+            state,
             other,
             lambda e: (
                 e["duration"].get("kind") == "until_start_of_turn" and e["duration"].get("anchor") == cid
@@ -424,14 +426,15 @@ def _end_steps(state: SWState, enc: Encounter, cid: str) -> dict[str, Any]:
     """SW-10: saves were facts; aftereffects begin (SW-46); unsustained effects lapse; expiries."""
     number = enc.turn_log.get("turn_no")
     out: dict[str, Any] = {}
-    c = state.creatures[cid]
-    started = _start_pending(c)
+    c = state.own(cid)
+    started = _start_pending(state, c)
     if started:
         out["aftereffects_began"] = started
     lapsed: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []
     for other in state.creatures.values():
         lapsed += _drop(
+            state,
             other,
             lambda e: (
                 e["duration"].get("kind") == "sustained"
@@ -439,7 +442,7 @@ def _end_steps(state: SWState, enc: Encounter, cid: str) -> dict[str, Any]:
                 and number not in (e["duration"].get("applied_turn"), e.get("sustained_turn"))
             ),
         )
-        ended += _drop(other, lambda e: _due_at_end(e, cid, enc))
+        ended += _drop(state, other, lambda e: _due_at_end(e, cid, enc))
     if lapsed:
         out["sustained_lapsed"] = lapsed
     if ended:
@@ -447,15 +450,18 @@ def _end_steps(state: SWState, enc: Encounter, cid: str) -> dict[str, Any]:
     return out
 
 
-def _start_pending(c: Creature) -> list[str]:
+def _start_pending(state: SWState, c: Creature) -> list[str]:
     started = [e["effect_id"] for e in c.effects if e.get("pending")]
     if started:
+        c = state.own(c.id)
         c.effects = [{k: v for k, v in e.items() if k != "pending"} for e in c.effects]
     return started
 
 
-def _drop(c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
-    ids = {e["effect_id"] for e in c.effects if pred(e)}
+def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    ids = {e["effect_id"] for e in c.effects if pred(e)} if c.effects else set()
+    if ids:
+        c = state.own(c.id)
     return (
         [
             {"effect_id": e["effect_id"], "target": c.id, "name": e.get("name", "effect")}
@@ -516,7 +522,7 @@ def turn_delayed(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     )
     ended: list[dict[str, Any]] = []
     for other in state.creatures.values():  # SW-11: beneficial "end of your next turn" effects end now
-        ended += _drop(other, lambda e: bool(e.get("beneficial")) and _due_at_end(e, c.id, enc))
+        ended += _drop(state, other, lambda e: bool(e.get("beneficial")) and _due_at_end(e, c.id, enc))
     enc.delayed = [*enc.delayed, c.id]
     report: dict[str, Any] = {"turns": []}
     _advance(state, enc, report)
@@ -897,12 +903,12 @@ def encounter_ended(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     ended: list[dict[str, Any]] = []
     gone = ("end_of_encounter", "surprise_round", *effects.TURN_DURATIONS)
     for c in state.creatures.values():
-        _start_pending(c)
-        ended += _drop(c, lambda e: e["duration"].get("kind") in gone)
+        _start_pending(state, c)
+        ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
     every = int(state.flags["sw.milestone_every_encounters"])
     milestones = []
     for cid in enc.participants:
-        c = state.creatures[cid]
+        c = state.own(cid)
         if c.is_pc and c.life != "dead":
             c.encounters_since_rest += 1
             if c.encounters_since_rest % every == 0:

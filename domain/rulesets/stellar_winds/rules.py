@@ -14,17 +14,17 @@ from domain import dice, facts
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds.state import Creature, SWState, current_level, level_for_xp, xp_table
+from domain.rulesets.stellar_winds.state import Creature, SWState, new_creature, current_level, level_for_xp, xp_table
 from domain.rulesets.stellar_winds.tables import DAMAGE_TYPES, RESTS
 
 Handler = Any
 
 
 def creature(state: SWState, cid: str, field: str = "creature") -> Creature:
-    c = state.creatures.get(cid)
-    if c is None:
+    """The creature, as this state's own copy (safe to change)."""
+    if cid not in state.creatures:
         raise NotFound(f"no creature {cid!r} in this campaign", field=field)
-    return c
+    return state.own(cid)
 
 
 def require(ok: bool, message: str, code: str, ctx: Any, field: str | None = None) -> None:
@@ -69,8 +69,7 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     cid = p["creature_id"]
     if cid in state.creatures:
         raise RuleViolation(f"creature {cid!r} already exists", field="creature_id", code="ALREADY_EXISTS")
-    c = Creature.__new__(Creature)
-    c.id = cid
+    c = new_creature(cid)
     c.name, c.kind, c.heroic, c.level = p["name"], p["kind"], p["heroic"], p["level"]
     c.abilities, c.max_hp, c.surges_per_day = dict(p["abilities"]), p["max_hp"], p["surges_per_day"]
     c.defenses, c.speed = dict(p["defenses"]), p["speed"]
@@ -329,7 +328,7 @@ def creature_raised(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
 # ------------------------------------------------------------- rests and time
 def _participants(state: SWState, p: dict[str, Any]) -> list[Creature]:
     if p["participants"] is None:
-        return [c for c in state.creatures.values() if c.life != "dead" and c.is_pc]
+        return [state.own(cid) for cid, c in state.creatures.items() if c.life != "dead" and c.is_pc]
     return [creature(state, cid, "participants") for cid in p["participants"]]
 
 

@@ -50,7 +50,7 @@ def modifier(score: int) -> int:
 class Creature:
     """One creature's sheet and tracks. Effects are dicts (see ``effects.py``)."""
 
-    __slots__ = (*SHEET_FIELDS, *TRACK_FIELDS, "id", "effects")
+    __slots__ = (*SHEET_FIELDS, *TRACK_FIELDS, "id", "effects", "shared")
 
     id: str
     name: str
@@ -85,11 +85,15 @@ class Creature:
     care_day: int | None
     effects: list[dict[str, Any]]
 
+    shared: bool  # True while two states hold this object: copy it (``SWState.own``) before changing it
+
     def clone(self) -> Creature:
-        c = Creature.__new__(Creature)
-        for name in Creature.__slots__:
-            setattr(c, name, getattr(self, name))
-        c.effects = [dict(e) for e in self.effects]
+        c = object.__new__(type(self))
+        put = object.__setattr__
+        for name in _COPIED:
+            put(c, name, getattr(self, name))
+        put(c, "effects", [dict(e) for e in self.effects])
+        put(c, "shared", False)
         return c
 
     # --- derived numbers -------------------------------------------------
@@ -146,6 +150,35 @@ class Creature:
                     found.add(implied)
                     stack.append(implied)
         return found
+
+
+_COPIED = tuple(n for n in Creature.__slots__ if n not in ("effects", "shared"))
+
+
+class GuardedCreature(Creature):
+    """A test aid: refuses any change to a creature that two states share.
+
+    The tests install it (``CREATURE_CLASS``), so a handler that forgets to
+    take its own copy with ``SWState.own`` fails loudly instead of silently
+    corrupting a checkpoint. Production uses the plain class: no cost.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "shared", False):
+            raise AssertionError(f"changed creature {self.id!r} while two states share it: use state.own()")
+        object.__setattr__(self, name, value)
+
+
+CREATURE_CLASS: type[Creature] = Creature
+
+
+def new_creature(cid: str) -> Creature:
+    c = object.__new__(CREATURE_CLASS)
+    object.__setattr__(c, "shared", False)
+    object.__setattr__(c, "id", cid)
+    return c
 
 
 def level_for_xp(xp: int, table: list[int]) -> int:
@@ -242,14 +275,32 @@ class SWState:
         self.next_effect = 1
 
     def clone(self) -> SWState:
+        """A copy that shares creatures until one side changes them (copy-on-write).
+
+        Long campaigns accumulate creatures; cloning (for every command and every
+        checkpoint) must not cost a copy of each. Ended encounters are shared as
+        they are: nothing changes them.
+        """
         s = SWState.__new__(SWState)
         s.flags = dict(self.flags)
-        s.creatures = {k: c.clone() for k, c in self.creatures.items()}
-        s.encounters = {k: e.clone() for k, e in self.encounters.items()}
+        put = object.__setattr__
+        for c in self.creatures.values():
+            if not c.shared:
+                put(c, "shared", True)
+        s.creatures = dict(self.creatures)
+        s.encounters = {k: (e if e.state == "ended" else e.clone()) for k, e in self.encounters.items()}
         s.active_encounter = self.active_encounter
         s.minutes = self.minutes
         s.next_effect = self.next_effect
         return s
+
+    def own(self, cid: str) -> Creature:
+        """This state's own copy of a creature, safe to change."""
+        c = self.creatures[cid]
+        if c.shared:
+            c = c.clone()
+            self.creatures[cid] = c
+        return c
 
     @property
     def encounter(self) -> Encounter | None:
