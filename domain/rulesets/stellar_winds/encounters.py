@@ -401,8 +401,13 @@ def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
 
 def _regenerate(c: Creature) -> dict[str, Any] | None:
     """SW-39, B-SW-22, adopted ruling 10: the largest source; HP only; not at 0 HP; capped at max."""
-    sources = [int(comp["regeneration"]) for e in c.effects if _active(e) for comp in e["components"]
-               if "regeneration" in comp]
+    sources = [
+        int(comp["regeneration"])
+        for e in c.effects
+        if _active(e)
+        for comp in e["components"]
+        if "regeneration" in comp
+    ]
     amount = max([c.regeneration, *sources])
     if amount <= 0 or c.life == "dead" or c.hp <= 0:
         return None
@@ -684,8 +689,14 @@ def _before_turns(state: SWState, c: Creature, action: str, ctx: Any, *, gm_exce
         return
     if gm_exception or not state.flags["sw.enforce_turns"]:
         return
-    require(False, f"encounter {enc.name or enc.id!r} has no turns yet: initiative or a tie-break is missing "
-            f"(unresolved: {unresolved_ties(enc) or 'none'})", "ENCOUNTER_NOT_RUNNING", ctx, "action")
+    require(
+        False,
+        f"encounter {enc.name or enc.id!r} has no turns yet: initiative or a tie-break is missing "
+        f"(unresolved: {unresolved_ties(enc) or 'none'})",
+        "ENCOUNTER_NOT_RUNNING",
+        ctx,
+        "action",
+    )
 
 
 def _commit_action(enc: Encounter, c: Creature, action: str) -> None:

@@ -14,7 +14,14 @@ from domain import dice, facts
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds.state import Creature, SWState, new_creature, current_level, level_for_xp, xp_table
+from domain.rulesets.stellar_winds.state import (
+    Creature,
+    SWState,
+    current_level,
+    level_for_xp,
+    new_creature,
+    xp_table,
+)
 from domain.rulesets.stellar_winds.tables import DAMAGE_TYPES, RESTS
 
 Handler = Any
