@@ -22,13 +22,14 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .ONESHELL:
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench postgres chromium clean
+.PHONY: help run test lint bench postgres chromium clean schema js
 
 help:
 	@echo "make run    serve the GraphQL API (GraphiQL) on http://$(HOST):$(PORT)/graphql, SQLite store in ./var"
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
 	@echo "make lint   ruff on domain projections api tests; mypy on domain"
 	@echo "make bench  run the benchmarks in bench/"
+	@echo "make schema write the GraphQL schema to schema.graphql"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,8 +82,22 @@ chromium:
 	  echo "make: /usr/bin/chromium is missing (install the Debian package chromium); the browser test skips" >&2
 	fi
 
+# The GraphQL schema as SDL (tests/integration/test_graphql_schema.py fails when it is stale).
+schema: $(RUN_STAMP)
+	$(BIN)/python -m api.graphql.export schema.graphql
+
+# The npm GraphQL client for the e2e tests (tests/e2e/js): `npm ci` when node exists and the lock
+# file is newer than the installed packages; otherwise the JS test skips (fails under CI=true).
+js:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	  echo "make: node/npm not installed; the npm GraphQL client test skips" >&2; exit 0
+	fi
+	if [ ! -f tests/e2e/js/node_modules/.package-lock.json ] || [ tests/e2e/js/package-lock.json -nt tests/e2e/js/node_modules/.package-lock.json ]; then
+	  (cd tests/e2e/js && npm ci --no-audit --no-fund --loglevel=error) >&2
+	fi
+
 # A CHRONICLE_TEST_DATABASE_URL already in the environment is used as it is.
-test: $(DEV_STAMP) chromium
+test: $(DEV_STAMP) chromium js
 	@if [ -n "$${CHRONICLE_TEST_DATABASE_URL:-}" ]; then
 	  url="$$CHRONICLE_TEST_DATABASE_URL"
 	else

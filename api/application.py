@@ -210,6 +210,30 @@ class ChronicleApplication(Application[UUID]):
             replayed=True,
         )
 
+    def import_campaign(self, header: dict[str, Any], entries: Sequence[tuple[str, int, dict[str, Any],
+                                                                         dict[str, Any]]]) -> UUID:
+        """Create a NEW campaign holding ``entries`` (type, version, payload, meta) at positions 2, 3, ...
+
+        One ``save``: the campaign and all its facts are stored in one transaction, or nothing is.
+        The caller validates first (``api.exports.jsonl.read_export`` folds every fact in a scratch
+        ledger); this method does not check the facts again.
+        """
+        rules = get_ruleset(header["ruleset"])
+        checked = {k: rules.validate_flag(k, v) for k, v in (header.get("flags") or {}).items()}
+        campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked,
+                            meta=dict(header.get("meta") or {}))
+        for fact_type, version, payload, meta in entries:
+            campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, meta))
+        self.save(campaign)
+        self._campaigns[campaign.id] = campaign
+        return campaign.id
+
+    def snapshot(self, campaign_id: UUID) -> tuple[Campaign, list[Entry]]:
+        """The campaign and a copy of its stored facts' list, taken under the campaign's lock."""
+        with self._lock(campaign_id):
+            campaign = self._load(campaign_id)
+            return campaign, list(campaign.ledger.entries)
+
     # ----------------------------------------------------------- table actions
     def register_creature(self, campaign_id: UUID, **sheet: Any) -> Recorded:
         sheet.setdefault("creature_id", _slug(sheet.get("name", "creature")))

@@ -13,6 +13,7 @@ from typing import Annotated, NoReturn
 import typer
 import uvicorn
 
+from api.exports.cli import register as register_exports
 from api.http import create_app
 from api.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
 
@@ -62,6 +63,72 @@ def serve(
     )
     _configure_logging(settings.log_level)
     uvicorn.run(web, host=settings.host, port=settings.port, log_level=settings.log_level)
+
+
+@app.command()
+def worker(
+    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
+) -> None:
+    """Keep the read models current (catch up, then follow) until SIGTERM or SIGINT."""
+    import signal
+
+    from api.views import follower
+
+    try:
+        settings = Settings.from_env()
+        if settings.database.kind == "memory":
+            raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
+        runner = follower(settings, batch_size=batch_size)
+        runner.views.tracking()  # fail fast on a bad configuration
+    except ConfigError as exc:
+        _config_error(exc)
+    _configure_logging(settings.log_level)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: runner.stopping.set())
+    typer.echo(f"Chronicle worker following {settings.database.describe()}")
+    runner.run()
+    typer.echo(f"Chronicle worker stopped after {runner.events} events")
+
+
+@app.command()
+def rebuild(
+    projection: Annotated[
+        str, typer.Option(help="creatures, encounters, facts, log, or all.")
+    ] = "all",
+    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
+) -> None:
+    """Drop read models and rebuild them from the event log."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from api.views import rebuild as rebuild_views
+    from projections.projector import PROJECTIONS
+
+    names = PROJECTIONS if projection == "all" else (projection,)
+    if projection != "all" and projection not in PROJECTIONS:
+        choices = ", ".join(PROJECTIONS)
+        typer.echo(f"chronicle: unknown projection {projection!r} (use {choices} or all)", err=True)
+        raise typer.Exit(2)
+    try:
+        settings = Settings.from_env()
+        if settings.database.kind == "memory":
+            raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
+    except ConfigError as exc:
+        _config_error(exc)
+    columns = (
+        TextColumn("rebuilding {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+    )
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task(", ".join(names), total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = rebuild_views(settings, names, batch_size=batch_size, progress=progress)
+    typer.echo(f"Rebuilt {', '.join(result.projections)}: {result.events} events in {result.seconds:.2f}s "
+               f"({result.rate:,.0f} events/s)")
+
+
+register_exports(app)  # chronicle demo / export / import (api/exports/cli.py)
 
 
 def _configure_logging(level_name: str) -> None:

@@ -28,10 +28,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from strawberry.fastapi import GraphQLRouter
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
+from api import views
 from api.application import ChronicleApplication
-from api.schema import schema, server_version
+from api.graphql.router import BodySizeLimit, graphql_router
+from api.schema import server_version
 from api.settings import Settings
 from api.store import check_store, open_application
 
@@ -47,9 +48,15 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Read models: in process for the embedded SQLite store; `chronicle worker` for PostgreSQL.
+        projections = views.follower(settings, chronicle) if views.in_process(settings) else None
+        if projections is not None:
+            projections.start()
         try:
             yield
         finally:
+            if projections is not None:
+                await run_in_threadpool(projections.close)
             if owned:
                 await run_in_threadpool(chronicle.close)
 
@@ -57,17 +64,10 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     app.state.settings = settings
     app.state.application = chronicle
 
-    # Takes no Request parameter on purpose: it serves WebSocket connections too. Strawberry
-    # merges this dict into its default context (request or websocket, response, ...).
-    async def graphql_context() -> dict[str, Any]:
-        return {"application": chronicle, "settings": settings}
-
-    graphql: GraphQLRouter[Any, None] = GraphQLRouter(
-        schema,
-        graphql_ide="graphiql",
-        context_getter=graphql_context,
-        subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-    )
+    # GraphQL (api/graphql): schema built from the settings (limits, introspection), bearer-token
+    # access, subscriptions over graphql-transport-ws only; bodies over the limit get 413.
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings)
     app.include_router(graphql, prefix="/graphql")
 
     @app.get("/healthz", tags=["operations"])

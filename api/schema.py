@@ -1,33 +1,20 @@
-"""The GraphQL schema served at ``/graphql``.
+"""The GraphQL schema served at ``/graphql`` (thin export point; the code is in ``api.graphql``).
 
-A placeholder that the API issue replaces: it only proves the wiring. ``api.http`` imports
-``schema`` from here and nothing else, so this module can be rewritten freely.
+``schema`` is built with the default settings (what ``schema.graphql`` at the repository root
+records: ``make schema`` rewrites it, a test compares). ``api.http`` builds the served schema
+from the configured settings (limits, introspection) with :func:`build_schema`.
 
 Resolvers receive ``info.context`` as a dict holding Strawberry's defaults (``request``,
 ``response``, ``background_tasks``) plus ``application`` (the
-:class:`~api.application.ChronicleApplication`) and ``settings``.
+:class:`~api.application.ChronicleApplication`), ``settings``, ``access`` (token checks) and
+``broadcaster`` (wakes subscriptions).
 """
 
 from __future__ import annotations
 
-from importlib import metadata
+from api.graphql.queries import Query, server_version
+from api.graphql.schema import build_schema, schema_sdl
 
-import strawberry
+__all__ = ["Query", "build_schema", "schema", "schema_sdl", "server_version"]
 
-__all__ = ["Query", "schema", "server_version"]
-
-
-def server_version() -> str:
-    """The installed ``chronicle`` distribution's version (``0+unknown`` when not installed)."""
-    try:
-        return metadata.version("chronicle")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-@strawberry.type(description="Read-only entry points.")
-class Query:
-    version: str = strawberry.field(resolver=server_version, description="The server's version.")
-
-
-schema = strawberry.Schema(query=Query)
+schema = build_schema()

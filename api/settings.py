@@ -1,13 +1,20 @@
 """Chronicle's configuration: one place, read from ``CHRONICLE_*`` environment variables.
 
-========================  ================================  ==========================================
-Variable                  Default                           Meaning
-========================  ================================  ==========================================
-CHRONICLE_DATABASE_URL    sqlite:///./var/chronicle.sqlite  where the event store lives (forms below)
-CHRONICLE_HOST            127.0.0.1                         interface ``chronicle serve`` listens on
-CHRONICLE_PORT            8000                              TCP port ``chronicle serve`` listens on
-CHRONICLE_LOG_LEVEL       info                              critical, error, warning, info, debug, trace
-========================  ================================  ==========================================
+===================================  ================================  =======================================
+Variable                             Default                           Meaning
+===================================  ================================  =======================================
+CHRONICLE_DATABASE_URL               sqlite:///./var/chronicle.sqlite  the event store (forms below)
+CHRONICLE_HOST                       127.0.0.1                         interface ``chronicle serve`` binds
+CHRONICLE_PORT                       8000                              TCP port ``chronicle serve`` binds
+CHRONICLE_LOG_LEVEL                  info                              critical, error, warning, info, debug,
+                                                                       trace
+CHRONICLE_GRAPHQL_INTROSPECTION      true                              GraphQL introspection on or off
+CHRONICLE_GRAPHQL_MAX_DEPTH          15                                deepest GraphQL selection accepted
+CHRONICLE_GRAPHQL_MAX_ALIASES        30                                most aliases in one GraphQL document
+CHRONICLE_GRAPHQL_MAX_TOKENS         5000                              most tokens in one GraphQL document
+CHRONICLE_MAX_BODY_BYTES             1048576                           largest request body (else 413)
+CHRONICLE_SUBSCRIPTION_POLL_SECONDS  1.0                               subscriptions poll the store this often
+===================================  ================================  =======================================
 
 ``CHRONICLE_DATABASE_URL`` takes one of:
 
@@ -26,12 +33,13 @@ is the operator-facing copy of this table; keep the two in step.
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 __all__ = [
@@ -55,6 +63,12 @@ DATABASE_URL = PREFIX + "DATABASE_URL"
 HOST = PREFIX + "HOST"
 PORT = PREFIX + "PORT"
 LOG_LEVEL = PREFIX + "LOG_LEVEL"
+GRAPHQL_INTROSPECTION = PREFIX + "GRAPHQL_INTROSPECTION"
+GRAPHQL_MAX_DEPTH = PREFIX + "GRAPHQL_MAX_DEPTH"
+GRAPHQL_MAX_ALIASES = PREFIX + "GRAPHQL_MAX_ALIASES"
+GRAPHQL_MAX_TOKENS = PREFIX + "GRAPHQL_MAX_TOKENS"
+MAX_BODY_BYTES = PREFIX + "MAX_BODY_BYTES"
+SUBSCRIPTION_POLL_SECONDS = PREFIX + "SUBSCRIPTION_POLL_SECONDS"
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
 DEFAULT_HOST = "127.0.0.1"
@@ -185,6 +199,31 @@ def _parse_port(raw: str) -> int:
     return int(raw)
 
 
+def _parse_bool(variable: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(variable, f"must be true or false, got {raw!r}")
+
+
+def _parse_positive_int(variable: str, raw: str, maximum: int = 1 << 31) -> int:
+    if not raw.strip().isdigit() or not 1 <= int(raw) <= maximum:
+        raise ConfigError(variable, f"must be a whole number from 1 to {maximum}, got {raw!r}")
+    return int(raw)
+
+
+def _parse_seconds(variable: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.05 <= value <= 3600:
+        raise ConfigError(variable, f"must be a number of seconds from 0.05 to 3600, got {raw!r}")
+    return value
+
+
 def _parse_log_level(raw: str) -> str:
     level = raw.strip().lower()
     if level not in LOG_LEVELS:
@@ -200,6 +239,12 @@ class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     log_level: str = DEFAULT_LOG_LEVEL
+    graphql_introspection: bool = True
+    graphql_max_depth: int = 15
+    graphql_max_aliases: int = 30
+    graphql_max_tokens: int = 5000
+    max_body_bytes: int = 1 << 20
+    subscription_poll_seconds: float = 1.0
     database: Database = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -210,6 +255,14 @@ class Settings:
             raise ConfigError(PORT, f"must be an integer, got {self.port!r}")
         _parse_port(str(self.port))
         object.__setattr__(self, "log_level", _parse_log_level(self.log_level))
+        for variable, value in (
+            (GRAPHQL_MAX_DEPTH, self.graphql_max_depth),
+            (GRAPHQL_MAX_ALIASES, self.graphql_max_aliases),
+            (GRAPHQL_MAX_TOKENS, self.graphql_max_tokens),
+            (MAX_BODY_BYTES, self.max_body_bytes),
+        ):
+            _parse_positive_int(variable, str(value))
+        _parse_seconds(SUBSCRIPTION_POLL_SECONDS, str(self.subscription_poll_seconds))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -220,18 +273,31 @@ class Settings:
             return value.strip() if value is not None and value.strip() else None
 
         port = get(PORT)
+        graphql: dict[str, Any] = {}
+        if (raw := get(GRAPHQL_INTROSPECTION)) is not None:
+            graphql["graphql_introspection"] = _parse_bool(GRAPHQL_INTROSPECTION, raw)
+        for variable, name in (
+            (GRAPHQL_MAX_DEPTH, "graphql_max_depth"),
+            (GRAPHQL_MAX_ALIASES, "graphql_max_aliases"),
+            (GRAPHQL_MAX_TOKENS, "graphql_max_tokens"),
+            (MAX_BODY_BYTES, "max_body_bytes"),
+        ):
+            if (raw := get(variable)) is not None:
+                graphql[name] = _parse_positive_int(variable, raw)
+        if (raw := get(SUBSCRIPTION_POLL_SECONDS)) is not None:
+            graphql["subscription_poll_seconds"] = _parse_seconds(SUBSCRIPTION_POLL_SECONDS, raw)
         return cls(
             database_url=get(DATABASE_URL) or DEFAULT_DATABASE_URL,
             host=get(HOST) or DEFAULT_HOST,
             port=_parse_port(port) if port is not None else DEFAULT_PORT,
             log_level=get(LOG_LEVEL) or DEFAULT_LOG_LEVEL,
+            **graphql,
         )
 
     def with_overrides(self, *, host: str | None = None, port: int | None = None) -> Settings:
         """A copy with command-line overrides applied (and validated)."""
-        return Settings(
-            database_url=self.database_url,
+        return dataclasses.replace(
+            self,
             host=self.host if host is None else host,
             port=self.port if port is None else port,
-            log_level=self.log_level,
         )

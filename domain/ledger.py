@@ -162,7 +162,9 @@ class Ledger:
             self._adopt(state, orphans, res, checkpoints)
             return
         # A recorded ruling changes the resolution too (its value is read by the facts citing it).
-        if entry.type in catalogue.META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
+        if entry.type in catalogue.META_TYPES and (
+            self._reinterprets(entry) or entry.type == "RulingRecorded"
+        ):
             self._dirty_corrections = True
 
     def _adopt(self, state: Any, orphans: dict[int, str], res: Resolution, checkpoints: list[Any]) -> None:
@@ -448,7 +450,8 @@ class Ledger:
             if e.seq >= start:
                 sink(e, outcome, orphan, state)
 
-        self._fold(state, orphans, n, len(self.entries), self._res, checkpoints=self._checkpoints, sink=report)
+        stop = len(self.entries)
+        self._fold(state, orphans, n, stop, self._res, checkpoints=self._checkpoints, sink=report)
         self._state, self._orphans, self._folded = state, orphans, len(self.entries)
         return start
 

@@ -47,6 +47,7 @@ class StellarWinds:
         handler = HANDLERS.get(fact_type)
         if handler is None:
             raise InvalidInput(f"{self.title} does not know the fact {fact_type}", field="type")
+        state.fact_seq, state.fact_effects = ctx.seq, 0
         result: dict[str, Any] = handler(state, payload, ctx)
         return result
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.errors import RuleViolation
+from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.state import Creature
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
@@ -166,21 +167,18 @@ def _settle(state: Any, c: Creature, *, nonlethal: bool = False) -> None:
         _fall_prone(state, c)
 
 
+FELL_PRONE = {
+    "name": "fell prone",
+    "components": [{"condition": "prone"}],
+    "duration": {"kind": "until_removed"},
+}
+
+
 def _fall_prone(state: Any, c: Creature) -> None:
     """An unconscious creature falls prone (A1.10 Unconscious)."""
     if any(comp.get("condition") == "prone" for e in c.effects for comp in e["components"]):
         return
-    c.effects.append(
-        {
-            "effect_id": f"e{state.next_effect}",
-            "source": c.id,
-            "target": c.id,
-            "name": "fell prone",
-            "components": [{"condition": "prone"}],
-            "duration": {"kind": "until_removed"},
-        }
-    )
-    state.next_effect += 1
+    effects.apply(state, c, FELL_PRONE, source=c.id, ctx=None)
 
 
 def heal(state: Any, c: Creature, amount: int, *, magical: bool) -> dict[str, Any]:

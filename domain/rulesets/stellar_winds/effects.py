@@ -129,7 +129,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
     running = enc is not None and enc.state == "running"
     duration.setdefault("applied_turn", enc.turn_log.get("turn_no", 0) if enc and running else None)
     effect = {
-        "effect_id": f"e{state.next_effect}",
+        "effect_id": state.new_effect_id(),
         "source": source,
         "target": target.id,
         "name": spec.get("name", "effect"),
@@ -140,12 +140,12 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         effect["aftereffect"] = spec["aftereffect"]
     if spec.get("beneficial"):
         effect["beneficial"] = True  # SW-11: ends when its anchor delays, if due at that turn's end
-    state.next_effect += 1
     if any(c.get("condition") == "marked" for c in effect["components"]):
         target.effects = [
             e for e in target.effects if not any(c.get("condition") == "marked" for c in e["components"])
         ]
     target.effects.append(effect)
+    state.holders[target.id] = None
     return {
         "effect_id": effect["effect_id"],
         "target": target.id,
@@ -156,7 +156,8 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
 
 def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:
     """The creature carrying an effect, and the effect."""
-    for cid, c in state.creatures.items():
+    for c in state.with_effects():
+        cid = c.id
         for i, e in enumerate(c.effects):
             if e["effect_id"] == effect_id:
                 owned = state.own(cid)  # callers change the carrier or the effect

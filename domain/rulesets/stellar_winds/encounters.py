@@ -132,7 +132,7 @@ def surprise_determined(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     if len(set(surprised)) != len(surprised):
         raise InvalidInput("a creature is listed twice", field="surprised")
     who = [_participant(state, enc, cid, "surprised") for cid in surprised]
-    for c in state.creatures.values():
+    for c in _with_effects(state):
         _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
     enc.surprised = list(surprised)
     enc.surprise_round = bool(surprised)
@@ -326,13 +326,13 @@ def _advance(state: SWState, enc: Encounter, report: dict[str, Any]) -> None:
 def _new_round(state: SWState, enc: Encounter, report: dict[str, Any]) -> None:
     """SW-1 step 6; the surprise round (0) ends once every aware creature has acted (SW-5)."""
     if enc.round == 0:
-        for c in state.creatures.values():
+        for c in _with_effects(state):
             _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         enc.surprise_round = False
     enc.round += 1
     limit = int(state.flags["sw.end_of_encounter_rounds"])
     ended: list[dict[str, Any]] = []
-    for c in state.creatures.values():
+    for c in _with_effects(state):
         ended += _drop(
             state,
             c,
@@ -364,7 +364,7 @@ def _begin_turn(state: SWState, enc: Encounter, cid: str, resume: bool) -> dict[
     if regen:
         out["regeneration"] = regen
     ended = []
-    for other in state.creatures.values():
+    for other in _with_effects(state):
         ended += _drop(
             state,
             other,
@@ -437,7 +437,7 @@ def _end_steps(state: SWState, enc: Encounter, cid: str) -> dict[str, Any]:
         out["aftereffects_began"] = started
     lapsed: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []
-    for other in state.creatures.values():
+    for other in _with_effects(state):
         lapsed += _drop(
             state,
             other,
@@ -461,6 +461,12 @@ def _start_pending(state: SWState, c: Creature) -> list[str]:
         c = state.own(c.id)
         c.effects = [{k: v for k, v in e.items() if k != "pending"} for e in c.effects]
     return started
+
+
+def _with_effects(state: SWState) -> list[Creature]:
+    """The living creatures that carry any effect (scanning only these keeps turns cheap in a long
+    campaign; effects on the dead no longer matter, and raising a creature clears them)."""
+    return state.with_effects()
 
 
 def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
@@ -526,7 +532,7 @@ def turn_delayed(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "creature",
     )
     ended: list[dict[str, Any]] = []
-    for other in state.creatures.values():  # SW-11: beneficial "end of your next turn" effects end now
+    for other in _with_effects(state):  # SW-11: beneficial "end of your next turn" effects end now
         ended += _drop(state, other, lambda e: bool(e.get("beneficial")) and _due_at_end(e, c.id, enc))
     enc.delayed = [*enc.delayed, c.id]
     report: dict[str, Any] = {"turns": []}
@@ -913,7 +919,7 @@ def encounter_ended(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     state.active_encounter = None
     ended: list[dict[str, Any]] = []
     gone = ("end_of_encounter", "surprise_round", *effects.TURN_DURATIONS)
-    for c in state.creatures.values():
+    for c in _with_effects(state):
         _start_pending(state, c)
         ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
     every = int(state.flags["sw.milestone_every_encounters"])

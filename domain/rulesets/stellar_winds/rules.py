@@ -14,6 +14,7 @@ from domain import dice, facts
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
+from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.state import (
     Creature,
     SWState,
@@ -25,6 +26,12 @@ from domain.rulesets.stellar_winds.state import (
 from domain.rulesets.stellar_winds.tables import DAMAGE_TYPES, RESTS
 
 Handler = Any
+# SW-37 / B-SW-23: +2 to all defenses until the start of the creature's next turn.
+SECOND_WIND_EFFECT = {
+    "name": "second wind",
+    "components": [{"defense_mod": {"defense": "all", "value": 2}}],
+    "duration": {"kind": "until_start_of_turn"},
+}
 
 
 def creature(state: SWState, cid: str, field: str = "creature") -> Creature:
@@ -225,17 +232,7 @@ def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c.second_wind_used = True
     healed = dmg.heal(state, c, c.surge_value, magical=False)
     if state.encounter is not None and c.id in state.encounter.participants:
-        c.effects.append(
-            {
-                "effect_id": f"e{state.next_effect}",
-                "source": c.id,
-                "target": c.id,
-                "name": "second wind",
-                "components": [{"defense_mod": {"defense": "all", "value": 2}}],
-                "duration": {"kind": "until_start_of_turn", "anchor": c.id},
-            }
-        )
-        state.next_effect += 1
+        effects.apply(state, c, SECOND_WIND_EFFECT, source=c.id, ctx=ctx)
     return {"creature": c.id, "surges_left": c.surges, **healed}
 
 
@@ -328,6 +325,7 @@ def creature_raised(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     c = creature(state, p["creature"])
     require(c.life == "dead", f"{c.name} is not dead", "NOT_DEAD", ctx)
     c.life, c.death_fails = "active", 0
+    c.effects = []  # whatever held it before it died is over
     c.hp, c.wounds = min(p["hp"], c.max_hp), min(p["wounds"], c.max_wounds)
     return {"creature": c.id, "hp": c.hp, "wounds": c.wounds}
 
@@ -363,7 +361,7 @@ def _rest(kind: str) -> Handler:
             )
             sustaining = [
                 e
-                for other in state.creatures.values()
+                for other in state.with_effects()
                 for e in other.effects
                 if e["duration"].get("kind") == "sustained" and e.get("source") == c.id
             ]

@@ -264,7 +264,16 @@ class Encounter:
 class SWState:
     """The whole Stellar Winds state of a campaign at one position."""
 
-    __slots__ = ("flags", "creatures", "encounters", "active_encounter", "minutes", "next_effect")
+    __slots__ = (
+        "flags",
+        "creatures",
+        "encounters",
+        "active_encounter",
+        "minutes",
+        "holders",
+        "fact_seq",
+        "fact_effects",
+    )
 
     def __init__(self, flags: dict[str, Any]) -> None:
         self.flags = dict(flags)
@@ -272,7 +281,13 @@ class SWState:
         self.encounters: dict[str, Encounter] = {}
         self.active_encounter: str | None = None
         self.minutes = 0  # game clock, in minutes since the campaign began
-        self.next_effect = 1
+        # Effect ids come from the position of the fact that created them ("e57", then "e57.2"
+        # for a second effect of the same fact), so a correction elsewhere never renames them.
+        self.fact_seq = 0
+        self.fact_effects = 0
+        # Creatures that may carry effects, in the order they first got one: turn boundaries scan
+        # these, not every creature the campaign ever met (an ordered dict used as a set).
+        self.holders: dict[str, None] = {}
 
     def clone(self) -> SWState:
         """A copy that shares creatures until one side changes them (copy-on-write).
@@ -291,7 +306,8 @@ class SWState:
         s.encounters = {k: (e if e.state == "ended" else e.clone()) for k, e in self.encounters.items()}
         s.active_encounter = self.active_encounter
         s.minutes = self.minutes
-        s.next_effect = self.next_effect
+        s.fact_seq, s.fact_effects = self.fact_seq, self.fact_effects
+        s.holders = dict(self.holders)
         return s
 
     def own(self, cid: str) -> Creature:
@@ -301,6 +317,21 @@ class SWState:
             c = c.clone()
             self.creatures[cid] = c
         return c
+
+    def new_effect_id(self) -> str:
+        self.fact_effects += 1
+        return f"e{self.fact_seq}" if self.fact_effects == 1 else f"e{self.fact_seq}.{self.fact_effects}"
+
+    def with_effects(self) -> list[Creature]:
+        """The living creatures that carry any effect (forgetting those that no longer do)."""
+        found = []
+        for cid in list(self.holders):
+            c = self.creatures.get(cid)
+            if c is None or not c.effects or c.life == "dead":
+                del self.holders[cid]
+            else:
+                found.append(c)
+        return found
 
     @property
     def encounter(self) -> Encounter | None:

@@ -1,0 +1,427 @@
+"""Access to campaigns: bearer tokens for the GM, players and viewers.
+
+Tokens never enter a campaign's fact log (exports must not carry them). Each campaign has
+its own small aggregate, :class:`CampaignAccess` (id ``uuid5(campaign_id, "access")``), in the
+same store, holding only the sha256 of each token with its role and characters. A token reads
+``chr_<campaign hex>_<token id>_<secret>``: the campaign part lets the server find the right
+aggregate without any global index; the hash decides.
+
+Roles: ``gm`` (everything in the campaign, issues and revokes tokens), ``player`` (reads the
+campaign, acts for the characters the token is bound to), ``viewer`` (reads only).
+
+Idempotency: ``createCampaign`` and ``issueAccessToken`` take an idempotency key like every
+mutation. A retry must get the same token back, but the server keeps only hashes, so a token
+issued under a key is *derived* from that key (HMAC-SHA256 of the key over the campaign, the
+token id and a stored salt): only a caller that knows the key can re-derive it. Treat such
+keys as secrets (a random UUID per request). Keys of ``createCampaign`` live in a tiny
+:class:`CampaignCreation` aggregate per key (id ``uuid5(KEYS, sha256(key))``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, event
+from eventsourcing.persistence import IntegrityError
+
+from api.application import ChronicleApplication
+from domain.errors import Conflict, DomainError, InvalidInput, NotFound
+
+__all__ = [
+    "GM",
+    "PLAYER",
+    "VIEWER",
+    "AccessControl",
+    "CampaignAccess",
+    "CampaignCreation",
+    "Principal",
+    "access_id",
+    "hash_token",
+]
+
+GM, PLAYER, VIEWER = "gm", "player", "viewer"
+ROLES = (GM, PLAYER, VIEWER)
+KEYS_NAMESPACE = UUID("6f1d7a2e-3b7c-4e55-9a8e-7c1b8f0c2d41")
+MAX_ATTEMPTS = 8
+
+
+def access_id(campaign_id: UUID) -> UUID:
+    return uuid5(campaign_id, "access")
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _fingerprint(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class CampaignAccess(Aggregate):
+    """The tokens of one campaign (hashes only)."""
+
+    TOPIC = "chronicle:CampaignAccess"
+
+    class Created(Aggregate.Created):
+        TOPIC = "chronicle:CampaignAccess.Created"
+
+    class Opened(Aggregate.Created):
+        TOPIC = "chronicle:CampaignAccess.Opened"
+        campaign_id: str
+
+    class TokenIssued(Aggregate.Event):
+        TOPIC = "chronicle:CampaignAccess.TokenIssued"
+        token_id: str
+        token_hash: str
+        role: str
+        characters: list[str]
+        label: str
+        salt: str
+        key_hash: str
+        request_hash: str
+        issued_at: str
+
+        def apply(self, aggregate: CampaignAccess) -> None:
+            aggregate.tokens[self.token_id] = {
+                "token_id": self.token_id,
+                "token_hash": self.token_hash,
+                "role": self.role,
+                "characters": list(self.characters),
+                "label": self.label,
+                "salt": self.salt,
+                "issued_at": self.issued_at,
+                "revoked_at": None,
+                "request_hash": self.request_hash,
+            }
+            if self.key_hash:
+                aggregate.keys[self.key_hash] = self.token_id
+
+    class TokenRevoked(Aggregate.Event):
+        TOPIC = "chronicle:CampaignAccess.TokenRevoked"
+        token_id: str
+        revoked_at: str
+
+        def apply(self, aggregate: CampaignAccess) -> None:
+            aggregate.tokens[self.token_id]["revoked_at"] = self.revoked_at
+
+    @staticmethod
+    def create_id(campaign_id: str) -> UUID:
+        return access_id(UUID(campaign_id))
+
+    @event(Opened)
+    def __init__(self, campaign_id: str) -> None:
+        self.campaign_id = campaign_id
+        self.tokens: dict[str, dict[str, Any]] = {}
+        self.keys: dict[str, str] = {}
+
+    def issue(self, **fields: Any) -> None:
+        self.trigger_event(self.TokenIssued, **fields)
+
+    def revoke(self, token_id: str) -> None:
+        self.trigger_event(self.TokenRevoked, token_id=token_id, revoked_at=_now())
+
+
+class CampaignCreation(Aggregate):
+    """Which campaign a ``createCampaign`` idempotency key created."""
+
+    TOPIC = "chronicle:CampaignCreation"
+
+    class Created(Aggregate.Created):
+        TOPIC = "chronicle:CampaignCreation.Created"
+
+    class Recorded(Aggregate.Created):
+        TOPIC = "chronicle:CampaignCreation.Recorded"
+        key_hash: str
+        campaign_id: str
+        request_hash: str
+
+    @staticmethod
+    def create_id(key_hash: str, campaign_id: str, request_hash: str) -> UUID:
+        return uuid5(KEYS_NAMESPACE, key_hash)
+
+    @event(Recorded)
+    def __init__(self, key_hash: str, campaign_id: str, request_hash: str) -> None:
+        self.key_hash = key_hash
+        self.campaign_id = campaign_id
+        self.request_hash = request_hash
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a valid token of one campaign."""
+
+    campaign_id: UUID
+    token_id: str
+    role: str
+    characters: frozenset[str]
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == GM
+
+    def may_act_for(self, creatures: set[str]) -> bool:
+        if self.role == GM:
+            return True
+        return self.role == PLAYER and bool(creatures) and creatures <= self.characters
+
+
+@dataclass(frozen=True)
+class Issued:
+    token_id: str
+    token: str
+    replayed: bool
+
+
+def _secret(key: str | None, campaign_id: UUID, token_id: str, salt: str) -> str:
+    if key is None:
+        raw = secrets.token_bytes(32)
+    else:
+        raw = hmac.new(key.encode(), f"{campaign_id}:{token_id}:{salt}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _token(campaign_id: UUID, token_id: str, secret: str) -> str:
+    return f"chr_{campaign_id.hex}_{token_id}_{secret}"
+
+
+def parse_token(token: str) -> tuple[UUID, str] | None:
+    parts = token.split("_", 3)
+    if len(parts) != 4 or parts[0] != "chr" or len(token) > 200:
+        return None
+    try:
+        return UUID(hex=parts[1]), parts[2]
+    except ValueError:
+        return None
+
+
+class AccessControl:
+    """Issues, revokes and checks tokens. Synchronous: call it from a worker thread."""
+
+    def __init__(self, application: ChronicleApplication) -> None:
+        self.app = application
+        self._cache: dict[UUID, CampaignAccess] = {}
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------- loading
+    def _load(self, campaign_id: UUID) -> CampaignAccess | None:
+        aid = access_id(campaign_id)
+        with self._lock:
+            access = self._cache.get(aid)
+            if access is None:
+                try:
+                    loaded = self.app.repository.get(aid)
+                except AggregateNotFoundError:
+                    return None
+                if not isinstance(loaded, CampaignAccess):
+                    return None
+                self._cache[aid] = access = loaded
+            else:
+                for ev in self.app.events.get(aid, gt=access.version):
+                    ev.mutate(access)
+            return access
+
+    def _forget(self, campaign_id: UUID) -> None:
+        with self._lock:
+            self._cache.pop(access_id(campaign_id), None)
+
+    # ------------------------------------------------------------- campaigns
+    def create_campaign(
+        self, name: str, ruleset: str, flags: dict[str, Any] | None, idempotency_key: str | None
+    ) -> tuple[UUID, str, bool]:
+        """A new campaign and its GM token: (campaign id, GM token, replayed)."""
+        request_hash = _fingerprint({"name": name, "ruleset": ruleset, "flags": flags or {}})
+        key_hash = ""
+        if idempotency_key is not None:
+            _check_key(idempotency_key)
+            key_hash = hash_token(idempotency_key)
+            earlier = self._creation(key_hash)
+            if earlier is not None:
+                return self._replay_creation(earlier, request_hash, idempotency_key)
+        campaign_id = self.app.create_campaign(name, ruleset, flags, meta={"created_via": "graphql"})
+        access = CampaignAccess(campaign_id=str(campaign_id))
+        salt = secrets.token_hex(8)
+        secret = _secret(idempotency_key, campaign_id, "gm", salt)
+        token = _token(campaign_id, "gm", secret)
+        access.issue(
+            token_id="gm",
+            token_hash=hash_token(token),
+            role=GM,
+            characters=[],
+            label="GM",
+            salt=salt,
+            key_hash=key_hash,
+            request_hash=request_hash,
+            issued_at=_now(),
+        )
+        aggregates: list[Aggregate] = [access]
+        if key_hash:
+            aggregates.append(
+                CampaignCreation(key_hash=key_hash, campaign_id=str(campaign_id), request_hash=request_hash)
+            )
+        try:
+            self.app.save(*aggregates)
+        except IntegrityError:
+            # A concurrent request with the same key won: answer with its campaign. (The campaign
+            # created here has no tokens, so nobody can ever see it.)
+            earlier = self._creation(key_hash) if key_hash else None
+            if earlier is None or idempotency_key is None:
+                raise Conflict("the campaign could not be created; try again", field="campaign") from None
+            return self._replay_creation(earlier, request_hash, idempotency_key)
+        return campaign_id, token, False
+
+    def _creation(self, key_hash: str) -> CampaignCreation | None:
+        try:
+            found = self.app.repository.get(uuid5(KEYS_NAMESPACE, key_hash))
+        except AggregateNotFoundError:
+            return None
+        return found if isinstance(found, CampaignCreation) else None
+
+    def _replay_creation(
+        self, earlier: CampaignCreation, request_hash: str, key: str
+    ) -> tuple[UUID, str, bool]:
+        if earlier.request_hash != request_hash:
+            raise InvalidInput(
+                "this idempotency key was used for a different request",
+                field="idempotencyKey",
+                code="IDEMPOTENCY_KEY_REUSED",
+            )
+        campaign_id = UUID(earlier.campaign_id)
+        access = self._load(campaign_id)
+        if access is None:  # pragma: no cover - saved together with the creation record
+            raise NotFound("no such campaign", field="campaign")
+        gm = access.tokens["gm"]
+        return campaign_id, _token(campaign_id, "gm", _secret(key, campaign_id, "gm", gm["salt"])), True
+
+    # ---------------------------------------------------------------- tokens
+    def issue(
+        self,
+        campaign_id: UUID,
+        role: str,
+        characters: list[str],
+        label: str,
+        idempotency_key: str | None,
+    ) -> Issued:
+        if role not in ROLES:
+            raise InvalidInput(f"role must be one of {', '.join(ROLES)}", field="role")
+        if role == PLAYER and not characters:
+            raise InvalidInput("a player token is bound to at least one character", field="characterIds")
+        if role != PLAYER and characters:
+            raise InvalidInput("only player tokens are bound to characters", field="characterIds")
+        if len(label) > 200:
+            raise InvalidInput("a label is at most 200 characters", field="label")
+        request_hash = _fingerprint({"role": role, "characters": sorted(characters), "label": label})
+        key_hash = ""
+        if idempotency_key is not None:
+            _check_key(idempotency_key)
+            key_hash = hash_token(idempotency_key)
+        for _attempt in range(MAX_ATTEMPTS):
+            access = self._require(campaign_id)
+            if key_hash and key_hash in access.keys:
+                earlier = access.tokens[access.keys[key_hash]]
+                if earlier["request_hash"] != request_hash:
+                    raise InvalidInput(
+                        "this idempotency key was used for a different request",
+                        field="idempotencyKey",
+                        code="IDEMPOTENCY_KEY_REUSED",
+                    )
+                assert idempotency_key is not None
+                tid = earlier["token_id"]
+                secret = _secret(idempotency_key, campaign_id, tid, earlier["salt"])
+                return Issued(tid, _token(campaign_id, tid, secret), True)
+            tid = secrets.token_hex(6)
+            salt = secrets.token_hex(8)
+            token = _token(campaign_id, tid, _secret(idempotency_key, campaign_id, tid, salt))
+            access.issue(
+                token_id=tid,
+                token_hash=hash_token(token),
+                role=role,
+                characters=list(characters),
+                label=label,
+                salt=salt,
+                key_hash=key_hash,
+                request_hash=request_hash,
+                issued_at=_now(),
+            )
+            try:
+                self.app.save(access)
+            except IntegrityError:
+                self._forget(campaign_id)
+                continue
+            return Issued(tid, token, False)
+        raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
+
+    def revoke(self, campaign_id: UUID, token_id: str) -> tuple[dict[str, Any], bool]:
+        """Revoke a token; revoking a revoked token is a harmless repeat (replayed=True)."""
+        for _attempt in range(MAX_ATTEMPTS):
+            access = self._require(campaign_id)
+            token = access.tokens.get(token_id)
+            if token is None:
+                raise NotFound("no such access token", field="accessTokenId")
+            if token["revoked_at"] is not None:
+                return dict(token), True
+            if token["role"] == GM and not any(
+                t["role"] == GM and t["revoked_at"] is None and t["token_id"] != token_id
+                for t in access.tokens.values()
+            ):
+                raise InvalidInput(
+                    "the campaign's last GM token cannot be revoked",
+                    field="accessTokenId",
+                    code="LAST_GM_TOKEN",
+                )
+            access.revoke(token_id)
+            try:
+                self.app.save(access)
+            except IntegrityError:
+                self._forget(campaign_id)
+                continue
+            return dict(access.tokens[token_id]), False
+        raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
+
+    def tokens(self, campaign_id: UUID) -> list[dict[str, Any]]:
+        access = self._require(campaign_id)
+        return [dict(t) for t in access.tokens.values()]
+
+    def _require(self, campaign_id: UUID) -> CampaignAccess:
+        access = self._load(campaign_id)
+        if access is None:
+            raise NotFound("no such campaign", field="campaign")
+        return access
+
+    # -------------------------------------------------------------- checking
+    def authenticate(self, token: str) -> Principal | None:
+        """The principal a bearer token stands for, or None (unknown, malformed or revoked)."""
+        parsed = parse_token(token)
+        if parsed is None:
+            return None
+        campaign_id, token_id = parsed
+        try:
+            access = self._load(campaign_id)
+        except DomainError:  # pragma: no cover
+            return None
+        if access is None:
+            return None
+        entry = access.tokens.get(token_id)
+        if entry is None or entry["revoked_at"] is not None:
+            return None
+        if not hmac.compare_digest(entry["token_hash"], hash_token(token)):
+            return None
+        return Principal(campaign_id, token_id, entry["role"], frozenset(entry["characters"]))
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or not 1 <= len(key) <= 200:
+        raise InvalidInput("an idempotency key is 1 to 200 characters", field="idempotencyKey")

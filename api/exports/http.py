@@ -1,0 +1,111 @@
+"""Streaming downloads: ``GET /campaigns/{id}/export.md``, ``.jsonl`` and ``.html``.
+
+Mount with ``app.include_router(api.exports.http.router)``. The ``application`` is read from
+``request.app.state.application`` (set by ``api.http.create_app``).
+
+Access: every endpoint depends on :func:`authorize`. It only checks that the campaign exists
+(404 otherwise); the GM / player / viewer token check of the access-control work belongs in
+that one function (override it with ``app.dependency_overrides[authorize]`` or edit it), so
+that no endpoint here can be reached without it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.application import ChronicleApplication
+from api.exports import service
+from api.exports.source import CampaignSource
+from api.exports.story import Selection
+from domain.errors import DomainError
+
+__all__ = ["authorize", "router"]
+
+router = APIRouter(tags=["exports"])
+
+
+def _error(status: int, exc: DomainError) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": exc.code, "message": exc.message, "field": exc.field}}, status_code=status
+    )
+
+
+async def authorize(campaign_id: UUID, request: Request) -> ChronicleApplication:
+    """The access check for every export endpoint. For now: the campaign must exist (else 404)."""
+    application: ChronicleApplication = request.app.state.application
+    try:
+        await run_in_threadpool(application.campaign, campaign_id)
+    except DomainError as exc:
+        raise HTTPException(404, {"code": exc.code, "message": exc.message, "field": exc.field}) from None
+    return application
+
+
+def _filename(name: str, fmt: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "campaign"
+    return f"{slug[:60]}.{fmt}"
+
+
+async def _download(
+    application: ChronicleApplication,
+    campaign_id: UUID,
+    fmt: service.Format,
+    encounter: str | None,
+    first: int | None,
+    last: int | None,
+) -> StreamingResponse:
+    source: CampaignSource
+    sel: Selection
+    source, sel = await run_in_threadpool(
+        service.prepare, application, campaign_id, encounter=encounter, first=first, last=last
+    )
+    body: Iterator[str] = service.chunks(source, sel, fmt)  # a sync iterator: run in a worker thread
+    return StreamingResponse(
+        body,
+        media_type=service.MEDIA_TYPES[fmt],
+        headers={"Content-Disposition": f'attachment; filename="{_filename(source.name, fmt)}"'},
+    )
+
+
+Encounter = Annotated[str | None, Query(description="Only this encounter.")]
+First = Annotated[int | None, Query(alias="from", description="First position.")]
+Last = Annotated[int | None, Query(alias="to", description="Last position.")]
+Authorized = Annotated[ChronicleApplication, Depends(authorize)]
+
+
+def _endpoint(fmt: service.Format) -> None:
+    async def download(
+        campaign_id: UUID,
+        application: Authorized,
+        encounter: Encounter = None,
+        first: First = None,
+        last: Last = None,
+    ) -> StreamingResponse | JSONResponse:
+        try:
+            return await _download(application, campaign_id, fmt, encounter, first, last)
+        except DomainError as exc:
+            return _error(404 if exc.code == "NOT_FOUND" else 400, exc)
+
+    download.__name__ = f"export_{fmt}"
+    download.__doc__ = {
+        "md": "The story of play as Markdown.",
+        "jsonl": "The campaign as JSONL data (importable).",
+        "html": "A printable page: timelines, encounter summaries, the story.",
+    }[fmt]
+    router.add_api_route(
+        f"/campaigns/{{campaign_id}}/export.{fmt}",
+        download,
+        methods=["GET"],
+        response_model=None,
+        name=f"export_{fmt}",
+    )
+
+
+for _fmt in service.FORMATS:
+    _endpoint(_fmt)

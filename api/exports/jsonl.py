@@ -1,0 +1,246 @@
+"""The JSONL campaign format: export as a stream of lines, and the validating reader for import.
+
+One JSON object per line, canonical (sorted keys, no spaces, UTF-8), ``\\n`` after each:
+
+1. a header ``{"format": "chronicle-campaign", "version": 1, "name", "ruleset", "flags", "meta"}``
+   (``"part": {"from": N, "to": M}`` too when only part of the campaign was exported; such a
+   file documents that part and cannot be imported);
+2. every stored fact in position order, ``{"position", "type", "version", "payload", "meta"}``,
+   corrections (revocations, amendments, rulings) included: everything needed to rebuild the
+   campaign exactly;
+3. a trailer ``{"trailer": true, "facts": N, "sha256": ...}``: the SHA-256 of every byte before
+   the trailer line, so a truncated or edited file is detected.
+
+The campaign's id and the store's timestamps are not written: a re-export of an import is
+byte-identical to the original export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from api.exports.source import CampaignSource
+from api.exports.story import Selection
+from domain import facts
+from domain.errors import DomainError
+from domain.ledger import Entry, Ledger
+from domain.rulesets import get_ruleset
+
+FORMAT = "chronicle-campaign"
+VERSION = 1
+SUPPORTED = (1,)
+MAX_LINE = 4 * 1024 * 1024  # one fact line; anything longer is refused, not parsed
+HEADER_KEYS = {"format", "version", "name", "ruleset", "flags", "meta", "part"}
+FACT_KEYS = {"position", "type", "version", "payload", "meta"}
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def export_lines(
+    source: CampaignSource, sel: Selection | None = None, progress: Callable[[int], None] | None = None
+) -> Iterator[str]:
+    """The export, one line (with its newline) at a time."""
+    digest = hashlib.sha256()
+    header: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": source.name,
+        "ruleset": source.ruleset,
+        "flags": source.flags,
+        "meta": source.meta,
+    }
+    whole = sel is None or (sel.first <= source.first and sel.last >= source.last)
+    if not whole and sel is not None:
+        header["part"] = {"from": sel.first, "to": sel.last}
+    line = dumps(header) + "\n"
+    digest.update(line.encode())
+    yield line
+    count = 0
+    for e in source.ledger.entries:
+        if sel is not None and e.seq not in sel:
+            continue
+        line = (
+            dumps(
+                {
+                    "position": e.seq,
+                    "type": e.type,
+                    "version": facts.VERSIONS.get(e.type, e.version),
+                    "payload": e.payload,
+                    "meta": e.meta,
+                }
+            )
+            + "\n"
+        )
+        digest.update(line.encode())
+        count += 1
+        if progress is not None:
+            progress(e.seq)
+        yield line
+    yield dumps({"trailer": True, "facts": count, "sha256": digest.hexdigest()}) + "\n"
+
+
+# ------------------------------------------------------------------------ import
+class ImportRefused(Exception):
+    """The file cannot be imported; ``line`` is 1-based (0: the file as a whole)."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}" if line else reason)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class Validated:
+    header: dict[str, Any]
+    facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+
+def _parse(number: int, raw: bytes | str) -> dict[str, Any]:
+    if len(raw) > MAX_LINE:
+        raise ImportRefused(number, f"line is longer than {MAX_LINE} bytes")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        obj = json.loads(text)
+    except UnicodeDecodeError:
+        raise ImportRefused(number, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ImportRefused(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise ImportRefused(number, "expected a JSON object")
+    return obj
+
+
+def _header(obj: dict[str, Any]) -> dict[str, Any]:
+    if obj.get("format") != FORMAT:
+        raise ImportRefused(
+            1, f"not a Chronicle campaign export (the first line's format must be {FORMAT!r})"
+        )
+    version = obj.get("version")
+    if version not in SUPPORTED:
+        raise ImportRefused(
+            1,
+            f"unknown export version {version!r}; this Chronicle reads version "
+            f"{', '.join(map(str, SUPPORTED))}",
+        )
+    unknown = set(obj) - HEADER_KEYS
+    if unknown:
+        raise ImportRefused(1, f"unknown header field(s) {', '.join(sorted(unknown))}")
+    if "part" in obj:
+        part = obj["part"]
+        raise ImportRefused(
+            1,
+            f"this file holds only part of a campaign (positions {part.get('from')}.."
+            f"{part.get('to')}); export the whole campaign to import it",
+        )
+    if not isinstance(obj.get("name"), str) or not obj["name"].strip():
+        raise ImportRefused(1, "the header needs the campaign's name")
+    if not isinstance(obj.get("flags", {}), dict) or not isinstance(obj.get("meta", {}), dict):
+        raise ImportRefused(1, "the header's flags and meta must be objects")
+    try:
+        rules = get_ruleset(obj.get("ruleset"))  # type: ignore[arg-type]
+        for k, v in obj.get("flags", {}).items():
+            rules.validate_flag(k, v)
+    except DomainError as exc:
+        raise ImportRefused(1, exc.message) from None
+    return obj
+
+
+def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None) -> Validated:
+    """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
+
+    Checks: a known header version; every line parses; the facts' positions run 2, 3, ...;
+    every payload validates (``domain.facts.validate``, after upcasting an older version); a
+    dry-run fold in a scratch ledger accepts every fact in order, exactly as the table did when
+    it was recorded (so corrections must point at facts that exist, rulings must exist before
+    they are cited, and so on); the trailer is present, counts the facts and its checksum matches.
+    """
+    digest = hashlib.sha256()
+    out: Validated | None = None
+    ledger: Ledger | None = None
+    trailer: dict[str, Any] | None = None
+    number = 0
+    for number, raw in enumerate(lines, start=1):
+        if progress is not None:
+            progress(len(raw))
+        if trailer is not None:
+            if raw.strip() if isinstance(raw, (bytes, str)) else raw:
+                raise ImportRefused(number, "unexpected data after the trailer line")
+            continue
+        obj = _parse(number, raw)
+        if out is None:
+            out = Validated(_header(obj))
+            ledger = Ledger(get_ruleset(out.header["ruleset"]), out.header.get("flags", {}), first_seq=2)
+        elif obj.get("trailer") is True:
+            trailer = obj
+            _check_trailer(number, obj, len(out.facts), digest.hexdigest())
+            continue
+        else:
+            assert ledger is not None
+            out.facts.append(_fact(number, obj, ledger))
+        digest.update(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
+    if out is None:
+        raise ImportRefused(0, "the file is empty")
+    if trailer is None:
+        raise ImportRefused(
+            number + 1,
+            f"the file ends after {len(out.facts)} facts without the trailer line: "
+            "it is truncated (or not a complete export)",
+        )
+    return out
+
+
+def _check_trailer(number: int, obj: dict[str, Any], count: int, sha: str) -> None:
+    if obj.get("facts") != count:
+        raise ImportRefused(
+            number, f"the trailer counts {obj.get('facts')!r} facts but the file holds {count}"
+        )
+    if obj.get("sha256") != sha:
+        raise ImportRefused(
+            number, "checksum mismatch: the file was changed or damaged after it was exported"
+        )
+
+
+def _fact(
+    number: int, obj: dict[str, Any], ledger: Ledger
+) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
+    unknown = set(obj) - FACT_KEYS
+    missing = FACT_KEYS - set(obj)
+    if unknown or missing:
+        detail = (
+            f"unknown field(s) {', '.join(sorted(unknown))}"
+            if unknown
+            else f"missing field(s) {', '.join(sorted(missing))}"
+        )
+        raise ImportRefused(number, f"not a fact line: {detail}")
+    expected = ledger.next_seq
+    if obj["position"] != expected:
+        raise ImportRefused(
+            number,
+            f"position {obj['position']!r} where {expected} was expected "
+            "(positions must run 2, 3, ... without gaps)",
+        )
+    fact_type, version, meta = obj["type"], obj["version"], obj["meta"]
+    if not isinstance(fact_type, str) or fact_type not in facts.SCHEMAS:
+        raise ImportRefused(number, f"unknown fact type {fact_type!r}")
+    current = facts.VERSIONS[fact_type]
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= current:
+        raise ImportRefused(
+            number, f"{fact_type} version {version!r} is unknown (this Chronicle reads 1..{current})"
+        )
+    if not isinstance(meta, dict):
+        raise ImportRefused(number, "meta must be an object")
+    try:
+        payload = facts.validate(fact_type, facts.upcast(fact_type, version, obj["payload"]))
+        ledger.prepare(fact_type, payload, meta)
+    except DomainError as exc:
+        raise ImportRefused(
+            number, f"fact at position {expected} ({fact_type}) is refused: {exc.message}"
+        ) from None
+    ledger.append(Entry(expected, fact_type, current, payload, meta))
+    return fact_type, current, payload, meta

@@ -1,0 +1,59 @@
+"""Entry points shared by the CLI and the HTTP endpoints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Literal
+from uuid import UUID
+
+from api.application import ChronicleApplication
+from api.exports import jsonl, render
+
+__all__ = ["FORMATS", "MEDIA_TYPES", "chunks", "export", "import_lines", "jsonl", "prepare"]
+from api.exports.source import CampaignSource, load, select
+from api.exports.story import Selection
+
+Format = Literal["md", "jsonl", "html"]
+FORMATS: tuple[Format, ...] = ("md", "jsonl", "html")
+MEDIA_TYPES = {
+    "md": "text/markdown; charset=utf-8",
+    "jsonl": "application/jsonl; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+
+
+def prepare(
+    app: ChronicleApplication,
+    campaign_id: UUID,
+    *,
+    encounter: str | None = None,
+    first: int | None = None,
+    last: int | None = None,
+) -> tuple[CampaignSource, Selection]:
+    """Load the campaign and check the selection (raises typed ``DomainError`` before any output)."""
+    source = load(app, campaign_id)
+    return source, select(source, encounter=encounter, first=first, last=last)
+
+
+def chunks(
+    source: CampaignSource, sel: Selection, fmt: Format, progress: Callable[[int], None] | None = None
+) -> Iterator[str]:
+    """The export as a stream of text chunks."""
+    if fmt == "md":
+        return render.markdown(source, sel, progress)
+    if fmt == "html":
+        return render.html_page(source, sel, progress)
+    return jsonl.export_lines(source, sel, progress)
+
+
+def export(app: ChronicleApplication, campaign_id: UUID, fmt: Format, **selection: object) -> Iterator[str]:
+    source, sel = prepare(app, campaign_id, **selection)  # type: ignore[arg-type]
+    return chunks(source, sel, fmt)
+
+
+def import_lines(
+    app: ChronicleApplication, lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None
+) -> UUID:
+    """Validate a whole JSONL export, then store it as a new campaign in one transaction."""
+    checked = jsonl.read_export(lines, progress)
+    return app.import_campaign(checked.header, checked.facts)

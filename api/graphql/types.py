@@ -1,0 +1,979 @@
+"""Output types: Campaign, Character, Encounter, Fact, connections, what-if results."""
+
+from __future__ import annotations
+
+import base64
+import enum
+from types import SimpleNamespace
+from typing import Annotated, Any
+from uuid import UUID
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from api.graphql import context as ctx
+from api.graphql import data, ids
+from api.graphql.errors import ChronicleError
+from domain.rulesets.stellar_winds.attacks import defense_of
+
+MAX_PAGE = 100
+DEFAULT_PAGE = 50
+
+
+@strawberry.enum(description="Which corrections a past state takes into account.")
+class TimeAxis(enum.Enum):
+    CORRECTED = "corrected"  # every correction made so far
+    RECORDED = "recorded"  # only the corrections recorded by then: what the table believed
+
+
+@strawberry.enum
+class CreatureKind(enum.Enum):
+    PC = "pc"
+    MONSTER = "monster"
+    NPC = "npc"
+
+
+@strawberry.enum
+class LifeState(enum.Enum):
+    ACTIVE = "active"
+    KNOCKED_OUT = "knocked_out"
+    DYING = "dying"
+    STABILIZED = "stabilized"
+    DEAD = "dead"
+
+
+@strawberry.enum(description="How corrections treat a fact.")
+class FactStatus(enum.Enum):
+    ACTIVE = "active"
+    REVOKED = "revoked"
+    AMENDED = "amended"
+    ORPHANED = "orphaned"
+    OVERRIDDEN = "overridden"
+
+
+@strawberry.enum
+class Role(enum.Enum):
+    GM = "gm"
+    PLAYER = "player"
+    VIEWER = "viewer"
+
+
+@strawberry.interface(description="An object with a global ID (Relay).")
+class Node:
+    id: strawberry.ID
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    has_previous_page: bool
+    start_cursor: str | None
+    end_cursor: str | None
+
+
+# ------------------------------------------------------------------ pagination
+def encode_cursor(position: int) -> str:
+    return base64.b64encode(f"position:{position}".encode()).decode()
+
+
+def decode_cursor(cursor: str, field: str) -> int:
+    try:
+        kind, _, value = base64.b64decode(cursor.encode(), validate=True).decode().partition(":")
+        if kind != "position":
+            raise ValueError
+        return int(value)
+    except (ValueError, UnicodeDecodeError):
+        raise ChronicleError(
+            "INVALID_CURSOR", f"{cursor!r} is not a cursor of this connection", field
+        ) from None
+
+
+def check_page_size(first: int | None, last: int | None) -> None:
+    for name, value in (("first", first), ("last", last)):
+        if value is not None and not 1 <= value <= MAX_PAGE:
+            raise ChronicleError(
+                "PAGE_SIZE_OUT_OF_RANGE", f"{name} must be from 1 to {MAX_PAGE}; got {value}", name
+            )
+
+
+def paginate(
+    items: list[Any],
+    position: Any,
+    first: int | None,
+    after: str | None,
+    last: int | None,
+    before: str | None,
+) -> tuple[list[Any], PageInfo]:
+    """Cursor pagination on store positions (stable when facts are added)."""
+    check_page_size(first, last)
+    if first is None and last is None:
+        first = DEFAULT_PAGE
+    lo = decode_cursor(after, "after") if after is not None else None
+    hi = decode_cursor(before, "before") if before is not None else None
+    window = [x for x in items if (lo is None or position(x) > lo) and (hi is None or position(x) < hi)]
+    has_next = has_prev = False
+    if first is not None and len(window) > first:
+        window, has_next = window[:first], True
+    if last is not None and len(window) > last:
+        window, has_prev = window[-last:], True
+    if lo is not None and any(position(x) <= lo for x in items):
+        has_prev = has_prev or True
+    if hi is not None and any(position(x) >= hi for x in items):
+        has_next = has_next or True
+    info = PageInfo(
+        has_next_page=has_next,
+        has_previous_page=has_prev,
+        start_cursor=encode_cursor(position(window[0])) if window else None,
+        end_cursor=encode_cursor(position(window[-1])) if window else None,
+    )
+    return window, info
+
+
+# ------------------------------------------------------------------ small value types
+@strawberry.type
+class Modifier:
+    source: str
+    value: int
+
+
+@strawberry.type
+class Defense:
+    base: int
+    current: int = strawberry.field(description="With conditions and effects (against a melee attack).")
+    modifiers: list[Modifier]
+    against_ranged: int = strawberry.field(description="Current value against a ranged attack.")
+
+
+@strawberry.type
+class Defenses:
+    ac: Defense
+    fort: Defense
+    ref: Defense
+    will: Defense
+
+
+@strawberry.type
+class HitPoints:
+    current: int
+    max: int
+    temporary: int
+    bloodied: bool
+    bloodied_value: int
+
+
+@strawberry.type
+class Wounds:
+    current: int
+    max: int
+
+
+@strawberry.type
+class HealingSurges:
+    remaining: int
+    per_day: int
+    value: int
+
+
+@strawberry.type
+class EffectDuration:
+    kind: str
+    anchor: str | None
+    details: JSON = strawberry.field(description="The whole duration record (round applied, ...).")
+
+
+@strawberry.type(
+    description="An effect on a creature: conditions, ongoing damage, modifiers; with its duration."
+)
+class Effect:
+    effect_id: str
+    name: str | None
+    source: str | None
+    target: str | None
+    components: JSON
+    conditions: list[str]
+    duration: EffectDuration
+    pending: bool
+    aftereffect: JSON | None
+
+
+def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
+    duration = dict(raw.get("duration") or {})
+    comps = raw.get("components") or []
+    return Effect(
+        effect_id=str(raw.get("effect_id")),
+        name=raw.get("name"),
+        source=raw.get("source"),
+        target=raw.get("target", target),
+        components=comps,
+        conditions=[c["condition"] for c in comps if isinstance(c, dict) and c.get("condition")],
+        duration=EffectDuration(
+            kind=str(duration.get("kind", "until_removed")), anchor=duration.get("anchor"), details=duration
+        ),
+        pending=bool(raw.get("pending")),
+        aftereffect=raw.get("aftereffect"),
+    )
+
+
+def _defenses(view: dict[str, Any]) -> Defenses:
+    shim = SimpleNamespace(
+        defenses=view["defenses"],
+        conditions=lambda: set(view.get("conditions", [])),
+        effects=view.get("effects", []),
+    )
+    out = {}
+    for d in ("ac", "fort", "ref", "will"):
+        total, parts = defense_of(shim, d, "melee")  # type: ignore[arg-type]
+        ranged, _ = defense_of(shim, d, "ranged")  # type: ignore[arg-type]
+        out[d] = Defense(
+            base=view["defenses"][d],
+            current=total,
+            against_ranged=ranged,
+            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in parts[1:]],
+        )
+    return Defenses(**out)
+
+
+# ------------------------------------------------------------------ Character
+@strawberry.type(description="A creature of the campaign (player character, monster or NPC) at one position.")
+class Character(Node):
+    campaign_id_: strawberry.Private[UUID]
+    view_: strawberry.Private[dict[str, Any]]
+    at_: strawberry.Private[int]
+    axis_: strawberry.Private[str]
+
+    @classmethod
+    def build(cls, campaign_id: UUID, view: dict[str, Any], at: int, axis: str) -> Character:
+        return cls(
+            id=strawberry.ID(ids.encode("Character", campaign_id, view["id"])),
+            campaign_id_=campaign_id,
+            view_=view,
+            at_=at,
+            axis_=axis,
+        )
+
+    @strawberry.field(description="The creature's id inside its campaign (used in facts).")
+    def creature_id(self) -> str:
+        return str(self.view_["id"])
+
+    @strawberry.field
+    def name(self) -> str:
+        return str(self.view_["name"])
+
+    @strawberry.field
+    def kind(self) -> CreatureKind:
+        return CreatureKind(self.view_["kind"])
+
+    @strawberry.field
+    def level(self) -> int:
+        return int(self.view_["level"])
+
+    @strawberry.field(description="Experience points (PCs tracking XP; null otherwise).")
+    def xp(self) -> int | None:
+        return self.view_.get("xp")
+
+    @strawberry.field(description="The level the XP alone would give.")
+    def xp_level(self) -> int | None:
+        return self.view_.get("xp_level")
+
+    @strawberry.field
+    def hit_points(self) -> HitPoints:
+        v = self.view_
+        return HitPoints(
+            current=v["hp"],
+            max=v["max_hp"],
+            temporary=v["temp_hp"],
+            bloodied=v["bloodied"],
+            bloodied_value=v["bloodied_value"],
+        )
+
+    @strawberry.field
+    def wounds(self) -> Wounds:
+        return Wounds(current=self.view_["wounds"], max=self.view_["max_wounds"])
+
+    @strawberry.field
+    def healing_surges(self) -> HealingSurges:
+        v = self.view_
+        return HealingSurges(remaining=v["surges"], per_day=v["surges_per_day"], value=v["surge_value"])
+
+    @strawberry.field
+    def second_wind_used(self) -> bool:
+        return bool(self.view_["second_wind_used"])
+
+    @strawberry.field
+    def action_points(self) -> int:
+        return int(self.view_["action_points"])
+
+    @strawberry.field
+    def action_point_spent_since_rest(self) -> bool:
+        return bool(self.view_["action_point_spent_since_rest"])
+
+    @strawberry.field
+    def encounters_since_extended_rest(self) -> int:
+        return int(self.view_["encounters_since_extended_rest"])
+
+    @strawberry.field
+    def initiative_bonus(self) -> int:
+        return int(self.view_["initiative_bonus"])
+
+    @strawberry.field
+    def life_state(self) -> LifeState:
+        return LifeState(self.view_["life"])
+
+    @strawberry.field
+    def death_save_failures(self) -> int:
+        return int(self.view_["death_save_failures"])
+
+    @strawberry.field
+    def conditions(self) -> list[str]:
+        return list(self.view_["conditions"])
+
+    @strawberry.field
+    def effects(self) -> list[Effect]:
+        return [effect_from(e, self.view_["id"]) for e in self.view_["effects"]]
+
+    @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
+    def defenses(self) -> Defenses:
+        return _defenses(self.view_)
+
+    @strawberry.field(description="The position this state is at.")
+    def position(self) -> int:
+        return self.at_
+
+    @strawberry.field(description="Everything as one JSON object (the ruleset's creature view).")
+    def raw(self) -> JSON:
+        return self.view_
+
+    @strawberry.field
+    async def campaign(self, info: Info) -> Campaign:
+        return await load_campaign(info, self.campaign_id_)
+
+    @strawberry.field(description="This creature at an earlier position (null if it did not exist yet).")
+    async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Character | None:
+        summary = await ctx.summary(info, self.campaign_id_, position, view.value)
+        found = summary["creatures"].get(self.view_["id"])
+        return None if found is None else Character.build(self.campaign_id_, found, position, view.value)
+
+
+# ------------------------------------------------------------------ Encounter
+@strawberry.type
+class InitiativeEntry:
+    creature_id: str
+    total: int | None
+    details: JSON
+
+
+@strawberry.type
+class ReadiedAction:
+    creature_id: str
+    action: str | None
+    trigger: str | None
+
+
+@strawberry.type(description="An encounter's order of play at one position.")
+class Encounter(Node):
+    campaign_id_: strawberry.Private[UUID]
+    view_: strawberry.Private[dict[str, Any]]
+    creatures_: strawberry.Private[dict[str, Any]]
+    at_: strawberry.Private[int]
+    axis_: strawberry.Private[str]
+
+    @classmethod
+    def build(
+        cls, campaign_id: UUID, view: dict[str, Any], state: dict[str, Any], at: int, axis: str
+    ) -> Encounter:
+        return cls(
+            id=strawberry.ID(ids.encode("Encounter", campaign_id, view["id"])),
+            campaign_id_=campaign_id,
+            view_=view,
+            creatures_=state["creatures"],
+            at_=at,
+            axis_=axis,
+        )
+
+    async def _characters(self, info: Info, cids: list[str]) -> list[Character]:
+        return [
+            Character.build(self.campaign_id_, self.creatures_[c], self.at_, self.axis_)
+            for c in cids
+            if c in self.creatures_
+        ]
+
+    @strawberry.field
+    def encounter_id(self) -> str:
+        return str(self.view_["id"])
+
+    @strawberry.field
+    def name(self) -> str:
+        return str(self.view_.get("name") or "")
+
+    @strawberry.field(description="setup, running or ended.")
+    def state(self) -> str:
+        return str(self.view_["state"])
+
+    @strawberry.field
+    def round(self) -> int:
+        return int(self.view_["round"] or 0)
+
+    @strawberry.field
+    def surprise_round(self) -> bool:
+        return bool(self.view_["surprise_round"])
+
+    @strawberry.field
+    def turn_number(self) -> int:
+        return int(self.view_.get("turn_number") or 0)
+
+    @strawberry.field(description="Whose turn it is (null before the order is settled or after the end).")
+    async def turn_of(self, info: Info) -> Character | None:
+        current = self.view_.get("turn_of")
+        if not current:
+            return None
+        found = await self._characters(info, [current])
+        return found[0] if found else None
+
+    @strawberry.field
+    def turn_of_creature_id(self) -> str | None:
+        return self.view_.get("turn_of")
+
+    @strawberry.field(description="Creature ids in initiative order.")
+    def order(self) -> list[str]:
+        return list(self.view_["order"])
+
+    @strawberry.field(description="The initiative order as characters.")
+    async def initiative_order(self, info: Info) -> list[Character]:
+        return await self._characters(info, list(self.view_["order"]))
+
+    @strawberry.field
+    def initiative(self) -> list[InitiativeEntry]:
+        out = []
+        for cid, rec in self.view_["initiative"].items():
+            total = rec.get("total") if isinstance(rec, dict) else None
+            out.append(
+                InitiativeEntry(creature_id=cid, total=total if isinstance(total, int) else None, details=rec)
+            )
+        return out
+
+    @strawberry.field
+    async def participants(self, info: Info) -> list[Character]:
+        return await self._characters(info, list(self.view_["participants"]))
+
+    @strawberry.field
+    def surprised(self) -> list[str]:
+        return list(self.view_["surprised"])
+
+    @strawberry.field
+    def delayed(self) -> list[str]:
+        return list(self.view_["delayed"])
+
+    @strawberry.field
+    def readied(self) -> list[ReadiedAction]:
+        return [
+            ReadiedAction(creature_id=cid, action=r.get("action"), trigger=r.get("trigger"))
+            for cid, r in self.view_["readied"].items()
+        ]
+
+    @strawberry.field
+    def actions_this_turn(self) -> list[str]:
+        return list(self.view_["actions_this_turn"])
+
+    @strawberry.field(description="Initiative ties still to break (setup only).")
+    def unresolved_ties(self) -> JSON:
+        return self.view_["unresolved_ties"]
+
+    @strawberry.field(description="Active effects on the participants, with durations.")
+    def effects(self) -> list[Effect]:
+        return [effect_from(e) for e in self.view_.get("effects", [])]
+
+    @strawberry.field
+    def position(self) -> int:
+        return self.at_
+
+    @strawberry.field
+    def raw(self) -> JSON:
+        return self.view_
+
+    @strawberry.field
+    async def campaign(self, info: Info) -> Campaign:
+        return await load_campaign(info, self.campaign_id_)
+
+    @strawberry.field
+    async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Encounter | None:
+        summary = await ctx.summary(info, self.campaign_id_, position, view.value)
+        found = summary["encounters"].get(self.view_["id"])
+        return (
+            None
+            if found is None
+            else Encounter.build(self.campaign_id_, found, summary, position, view.value)
+        )
+
+
+# ------------------------------------------------------------------ facts
+@strawberry.type(description="A die expression as rolled: every face.")
+class DiceRoll:
+    expression: str
+    faces: list[int]
+    total: int
+    manual: bool = strawberry.field(description="True when the faces were read off physical dice.")
+    terms: JSON
+
+
+def rolls_in(value: Any) -> list[DiceRoll]:
+    from domain import dice
+
+    found: list[DiceRoll] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            if "terms" in v and "expression" in v:
+                faces = [f for t in v["terms"] if isinstance(t, dict) for f in t.get("faces", [])]
+                try:
+                    total = dice.roll_total(v)
+                except Exception:  # noqa: BLE001 - a malformed stored roll still shows its faces
+                    total = 0
+                found.append(
+                    DiceRoll(
+                        expression=str(v["expression"]),
+                        faces=faces,
+                        total=total,
+                        manual=bool(v.get("manual")),
+                        terms=v["terms"],
+                    )
+                )
+                return
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return found
+
+
+@strawberry.type(description="One stored fact of play or correction.")
+class Fact(Node):
+    record_: strawberry.Private[data.FactRecord]
+
+    @classmethod
+    def build(cls, rec: data.FactRecord) -> Fact:
+        return cls(id=strawberry.ID(ids.encode("Fact", rec.campaign_id, rec.position)), record_=rec)
+
+    @strawberry.field(description="The store position (1 is the campaign's creation).")
+    def position(self) -> int:
+        return self.record_.position
+
+    @strawberry.field
+    def type(self) -> str:
+        return self.record_.type
+
+    @strawberry.field(description="The effective payload (amendments applied).")
+    def payload(self) -> JSON:
+        return self.record_.payload
+
+    @strawberry.field(description="The payload as first recorded.")
+    def original_payload(self) -> JSON:
+        return self.record_.original_payload
+
+    @strawberry.field(
+        description="What the fold made of it (null for corrections, revoked or orphaned facts)."
+    )
+    def outcome(self) -> JSON | None:
+        return self.record_.outcome
+
+    @strawberry.field
+    def status(self) -> list[FactStatus]:
+        return [FactStatus(s) for s in self.record_.status]
+
+    @strawberry.field
+    def orphan_reason(self) -> str | None:
+        return self.record_.orphan_reason
+
+    @strawberry.field
+    def recorded_at(self) -> str:
+        return self.record_.recorded_at
+
+    @strawberry.field
+    def correlation_id(self) -> str | None:
+        return self.record_.meta.get("correlation_id")
+
+    @strawberry.field
+    def recorded_by(self) -> str | None:
+        v = self.record_.meta.get("recorded_by")
+        return None if v is None else str(v)
+
+    @strawberry.field(description="Every die rolled in this fact, with its faces.")
+    def dice(self) -> list[DiceRoll]:
+        return rolls_in(self.record_.payload)
+
+    @strawberry.field(description="One line of narration.")
+    def line(self) -> str:
+        return self.record_.line
+
+
+@strawberry.type
+class FactEdge:
+    cursor: str
+    node: Fact
+
+
+@strawberry.type
+class FactConnection:
+    edges: list[FactEdge]
+    page_info: PageInfo
+    total_count: int
+
+    @strawberry.field
+    def nodes(self) -> list[Fact]:
+        return [e.node for e in self.edges]
+
+
+@strawberry.type
+class LogLine:
+    position: int
+    type: str
+    text: str
+    status: list[FactStatus]
+
+
+@strawberry.type
+class LogLineEdge:
+    cursor: str
+    node: LogLine
+
+
+@strawberry.type
+class LogLineConnection:
+    edges: list[LogLineEdge]
+    page_info: PageInfo
+    total_count: int
+
+    @strawberry.field
+    def nodes(self) -> list[LogLine]:
+        return [e.node for e in self.edges]
+
+
+@strawberry.input(description="Narrow a campaign's history. All given filters must hold.")
+class HistoryFilter:
+    character_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Facts naming this character."
+    )
+    encounter_id: strawberry.ID | None = None
+    types: list[str] | None = strawberry.field(default=None, description="Fact types, e.g. AttackMade.")
+    status: list[FactStatus] | None = strawberry.field(default=None, description="Facts with any of these.")
+    from_position: int | None = None
+    to_position: int | None = None
+
+
+CREATURE_KEYS = ("creature", "target", "attacker", "healer", "creature_id", "trigger_creature", "caregiver")
+
+
+def mentions(payload: dict[str, Any], creature: str) -> bool:
+    if any(payload.get(k) == creature for k in CREATURE_KEYS):
+        return True
+    for k in ("creatures", "participants", "surprised"):
+        v = payload.get(k)
+        if isinstance(v, list) and creature in v:
+            return True
+    targets = payload.get("targets")
+    return isinstance(targets, list) and any(
+        isinstance(t, dict) and t.get("target") == creature for t in targets
+    )
+
+
+def filter_history(
+    records: list[data.FactRecord], campaign_id: UUID, f: HistoryFilter | None
+) -> list[data.FactRecord]:
+    if f is None:
+        return records
+    out = records
+    if f.character_id is not None:
+        _, cid, creature = ids.decode(f.character_id, "Character", "filter.characterId")
+        out = [r for r in out if cid == campaign_id and mentions(r.payload, creature)]
+    if f.encounter_id is not None:
+        _, cid, enc = ids.decode(f.encounter_id, "Encounter", "filter.encounterId")
+        out = [r for r in out if cid == campaign_id and r.payload.get("encounter_id") == enc]
+    if f.types:
+        wanted = set(f.types)
+        out = [r for r in out if r.type in wanted]
+    if f.status:
+        statuses = {s.value for s in f.status}
+        out = [r for r in out if statuses & set(r.status)]
+    if f.from_position is not None:
+        out = [r for r in out if r.position >= f.from_position]
+    if f.to_position is not None:
+        out = [r for r in out if r.position <= f.to_position]
+    return out
+
+
+@strawberry.type
+class Orphan:
+    position: int
+    reason: str
+
+
+@strawberry.type
+class FieldChange:
+    field: str
+    before: JSON | None
+    after: JSON | None
+
+
+@strawberry.type
+class CharacterChange:
+    creature_id: str
+    fields: list[FieldChange]
+
+
+def character_changes(changes: list[dict[str, Any]]) -> list[CharacterChange]:
+    return [
+        CharacterChange(
+            creature_id=c["creature_id"],
+            fields=[FieldChange(field=f["field"], before=f["before"], after=f["after"]) for f in c["fields"]],
+        )
+        for c in changes
+    ]
+
+
+@strawberry.type(description="What proposed corrections would do. Nothing is stored.")
+class WhatIfResult:
+    campaign_id_: strawberry.Private[UUID]
+    state_: strawberry.Private[dict[str, Any]]
+    position: int
+    orphans: list[Orphan]
+    changes: list[CharacterChange]
+    newly_orphaned: list[int]
+    no_longer_orphaned: list[int]
+
+    @strawberry.field(description="The characters as they would be.")
+    def characters(self) -> list[Character]:
+        return [
+            Character.build(self.campaign_id_, v, self.position, "what-if")
+            for v in self.state_["creatures"].values()
+        ]
+
+    @strawberry.field
+    def encounters(self) -> list[Encounter]:
+        return [
+            Encounter.build(self.campaign_id_, v, self.state_, self.position, "what-if")
+            for v in self.state_["encounters"].values()
+        ]
+
+    @strawberry.field
+    def state(self) -> JSON:
+        return self.state_
+
+
+@strawberry.type(description="A token that may use this campaign (the token itself is shown only once).")
+class AccessToken(Node):
+    token_id: str
+    role: Role
+    character_ids: list[str]
+    label: str
+    issued_at: str
+    revoked_at: str | None
+
+    @classmethod
+    def build(cls, campaign_id: UUID, t: dict[str, Any]) -> AccessToken:
+        return cls(
+            id=strawberry.ID(ids.encode("AccessToken", campaign_id, t["token_id"])),
+            token_id=t["token_id"],
+            role=Role(t["role"]),
+            character_ids=list(t["characters"]),
+            label=t["label"],
+            issued_at=t["issued_at"],
+            revoked_at=t["revoked_at"],
+        )
+
+
+@strawberry.type(description="Who the caller is in this campaign.")
+class Viewer:
+    role: Role
+    character_ids: list[str]
+    token_id: str
+
+
+# ------------------------------------------------------------------ Campaign
+@strawberry.type(description="A campaign (one table) at one position: now, or as of an earlier one.")
+class Campaign(Node):
+    campaign_id_: strawberry.Private[UUID]
+    at_: strawberry.Private[int | None]  # None: now
+    axis_: strawberry.Private[str]
+
+    async def _summary(self, info: Info) -> dict[str, Any]:
+        return await ctx.summary(info, self.campaign_id_, self.at_, self.axis_)
+
+    @strawberry.field(description="The campaign's UUID.")
+    def campaign_id(self) -> str:
+        return str(self.campaign_id_)
+
+    @strawberry.field
+    async def name(self, info: Info) -> str:
+        return str((await ctx.campaign_info(info, self.campaign_id_))["name"])
+
+    @strawberry.field
+    async def ruleset(self, info: Info) -> str:
+        return str((await ctx.campaign_info(info, self.campaign_id_))["ruleset"])
+
+    @strawberry.field
+    async def created_at(self, info: Info) -> str:
+        return str((await ctx.campaign_info(info, self.campaign_id_))["created_at"])
+
+    @strawberry.field(description="The position of this state (the latest fact's, for now).")
+    async def position(self, info: Info) -> int:
+        return int((await self._summary(info))["position"])
+
+    @strawberry.field(description="CORRECTED or RECORDED (for asOf states).")
+    def view(self) -> TimeAxis:
+        return TimeAxis.RECORDED if self.axis_ == "recorded" else TimeAxis.CORRECTED
+
+    @strawberry.field(description="In-world minutes elapsed.")
+    async def clock_minutes(self, info: Info) -> int:
+        return int((await self._summary(info))["clock_minutes"])
+
+    @strawberry.field(description="The rules flags in force.")
+    async def flags(self, info: Info) -> JSON:
+        return (await self._summary(info))["flags"]
+
+    @strawberry.field
+    async def characters(self, info: Info, kind: CreatureKind | None = None) -> list[Character]:
+        s = await self._summary(info)
+        return [
+            Character.build(self.campaign_id_, v, s["position"], self.axis_)
+            for v in s["creatures"].values()
+            if kind is None or v["kind"] == kind.value
+        ]
+
+    @strawberry.field
+    async def encounters(self, info: Info) -> list[Encounter]:
+        s = await self._summary(info)
+        return [
+            Encounter.build(self.campaign_id_, v, s, s["position"], self.axis_)
+            for v in s["encounters"].values()
+        ]
+
+    @strawberry.field
+    async def active_encounter(self, info: Info) -> Encounter | None:
+        s = await self._summary(info)
+        eid = s.get("active_encounter")
+        if not eid or eid not in s["encounters"]:
+            return None
+        return Encounter.build(self.campaign_id_, s["encounters"][eid], s, s["position"], self.axis_)
+
+    @strawberry.field(description="Facts skipped by the fold because their preconditions no longer hold.")
+    async def orphans(self, info: Info) -> list[Orphan]:
+        s = await self._summary(info)
+        return [Orphan(position=int(k), reason=v) for k, v in s["orphans"].items()]
+
+    @strawberry.field(description="The facts, oldest first, as a cursor connection on store positions.")
+    async def history(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+        filter: HistoryFilter | None = None,
+    ) -> FactConnection:
+        check_page_size(first, last)
+        records = filter_history(await ctx.history(info, self.campaign_id_), self.campaign_id_, filter)
+        if self.at_ is not None:
+            records = [r for r in records if r.position <= self.at_]
+        page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        return FactConnection(
+            edges=[FactEdge(cursor=encode_cursor(r.position), node=Fact.build(r)) for r in page],
+            page_info=page_info,
+            total_count=len(records),
+        )
+
+    @strawberry.field(description="One narrated line per fact.")
+    async def log(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> LogLineConnection:
+        check_page_size(first, last)
+        records = await ctx.history(info, self.campaign_id_)
+        if self.at_ is not None:
+            records = [r for r in records if r.position <= self.at_]
+        page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        return LogLineConnection(
+            edges=[
+                LogLineEdge(
+                    cursor=encode_cursor(r.position),
+                    node=LogLine(
+                        position=r.position,
+                        type=r.type,
+                        text=r.line,
+                        status=[FactStatus(s) for s in r.status],
+                    ),
+                )
+                for r in page
+            ],
+            page_info=page_info,
+            total_count=len(records),
+        )
+
+    @strawberry.field(description="The campaign as it was after the fact at this position.")
+    async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Campaign:
+        await ctx.summary(info, self.campaign_id_, position, view.value)  # validates the position
+        return Campaign(id=self.id, campaign_id_=self.campaign_id_, at_=position, axis_=view.value)
+
+    @strawberry.field(
+        description="Preview corrections: the state they would give and how it differs. Stores nothing."
+    )
+    async def what_if(
+        self, info: Info, corrections: list[Annotated[CorrectionInput, strawberry.lazy("api.graphql.inputs")]]
+    ) -> WhatIfResult:
+        from api.graphql.inputs import correction_fact
+
+        items = [correction_fact(c) for c in corrections]
+        if not items:
+            raise ChronicleError("INVALID_INPUT", "give at least one correction", "corrections")
+        if len(items) > 50:
+            raise ChronicleError("INVALID_INPUT", "at most 50 corrections at once", "corrections")
+        result = await ctx.call(ctx.app_of(info).what_if, self.campaign_id_, items)
+        position = int((await self._summary(info))["position"])
+        return WhatIfResult(
+            campaign_id_=self.campaign_id_,
+            state_=result["state"],
+            position=position,
+            orphans=[Orphan(position=int(k), reason=v) for k, v in result["orphans"].items()],
+            changes=character_changes(
+                [
+                    {
+                        "creature_id": cid,
+                        "fields": [{"field": k, "before": v[0], "after": v[1]} for k, v in f.items()],
+                    }
+                    for cid, f in result["changes"].items()
+                ]
+            ),
+            newly_orphaned=list(result["newly_orphaned"]),
+            no_longer_orphaned=list(result["no_longer_orphaned"]),
+        )
+
+    @strawberry.field(description="The campaign's access tokens (GM only).")
+    async def access_tokens(self, info: Info) -> list[AccessToken]:
+        who = await ctx.reader(info, self.campaign_id_)
+        if not who.is_gm:
+            raise ChronicleError("FORBIDDEN", "only the GM sees the campaign's tokens")
+        tokens = await ctx.call(ctx.access_of(info).tokens, self.campaign_id_)
+        return [AccessToken.build(self.campaign_id_, t) for t in tokens]
+
+    @strawberry.field(description="Who the caller is here.")
+    async def viewer(self, info: Info) -> Viewer:
+        who = await ctx.reader(info, self.campaign_id_)
+        return Viewer(role=Role(who.role), character_ids=sorted(who.characters), token_id=who.token_id)
+
+
+async def load_campaign(info: Info, campaign_id: UUID) -> Campaign:
+    await ctx.reader(info, campaign_id)
+    await ctx.campaign_info(info, campaign_id)  # NOT_FOUND if it does not exist
+    return Campaign(
+        id=strawberry.ID(ids.campaign_gid(campaign_id)), campaign_id_=campaign_id, at_=None, axis_="corrected"
+    )
+
+
+if False:  # pragma: no cover - for type checkers only
+    from api.graphql.inputs import CorrectionInput  # noqa: F401

@@ -1,0 +1,65 @@
+"""Wiring the read models (``projections``) to the configured store.
+
+- ``open_views(settings)``: the view store beside the events (PostgreSQL: ``view_*``
+  tables in the events' schema; SQLite: ``<name>-views.sqlite`` next to the events file);
+- ``follower(settings, application=None)``: a :class:`~projections.runner.Follower`
+  reading the log through ``application`` (the API's, in process) or its own
+  application, reopened after errors (the ``chronicle worker`` process);
+- ``rebuild(settings, projections, ...)``: drop and rebuild views from the log.
+
+Where the follower runs: in process for the embedded SQLite store (``create_app`` starts
+it), as a separate ``chronicle worker`` for PostgreSQL. The in-memory store has no views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from api.application import ChronicleApplication
+from api.settings import Settings
+from api.store import open_application
+from projections.projector import PROJECTIONS
+from projections.runner import DEFAULT_BATCH, Follower, RebuildResult
+from projections.runner import rebuild as rebuild_views
+from projections.storage import PostgresViews, SQLiteViews, ViewStore, views_path
+
+__all__ = ["follower", "in_process", "open_views", "rebuild"]
+
+
+def in_process(settings: Settings) -> bool:
+    """Whether the API runs the follower itself (the embedded SQLite store)."""
+    return settings.database.kind == "sqlite"
+
+
+def open_views(settings: Settings) -> ViewStore:
+    """The view store for ``settings``' event store (its tables are created if missing)."""
+    db = settings.database
+    if db.kind == "postgresql":
+        return PostgresViews(db)
+    if db.kind == "sqlite":
+        return SQLiteViews(views_path(db.path))
+    raise ValueError("read models need a persistent store (sqlite or postgresql), not memory:")
+
+
+def follower(
+    settings: Settings, application: ChronicleApplication | None = None, **options: float
+) -> Follower:
+    """A follower for ``settings``; it opens (and reopens) its own application unless given one."""
+    source = application if application is not None else (lambda: open_application(settings))
+    listen = settings.database if settings.database.kind == "postgresql" else None
+    return Follower(source, lambda: open_views(settings), listen=listen, **options)  # type: ignore[arg-type]
+
+
+def rebuild(
+    settings: Settings,
+    projections: Iterable[str] = PROJECTIONS,
+    *,
+    batch_size: int = DEFAULT_BATCH,
+    application: ChronicleApplication | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RebuildResult:
+    """Drop ``projections`` and rebuild them from the log, ``batch_size`` events per transaction."""
+    source = application if application is not None else (lambda: open_application(settings))
+    return rebuild_views(
+        source, lambda: open_views(settings), projections, batch_size=batch_size, progress=progress
+    )

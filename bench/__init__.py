@@ -1,0 +1,1 @@
+"""Chronicle benchmarks: figures as ratios against floors measured in the same run."""

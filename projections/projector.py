@@ -1,0 +1,308 @@
+"""The projector: stored events in, view rows out, all derived from the one fold.
+
+It keeps one in-memory :class:`~domain.campaign.Campaign` (and so one
+:class:`~domain.ledger.Ledger`) per campaign it has seen, loaded lazily from the store at
+the version just before the first notification it meets for that campaign. For a batch
+of notifications it appends each fact to its campaign's ledger, then asks each touched
+ledger to :meth:`~domain.ledger.Ledger.refold`: the ledger reports the reading of every
+fact that may read differently now (the new facts; after a correction, every fact from
+the earliest one it affects). From those readings it derives the ``facts`` and ``log``
+rows; the ``creatures`` and ``encounters`` rows of every touched campaign are taken from
+the ruleset's summary of the present. Nothing is ever patched with deltas.
+
+Rows are written for a projection only when its tracking position is behind the
+batch, so projections at different positions (after ``chronicle rebuild --projection``)
+are brought up together from the lowest one.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from uuid import UUID
+
+from eventsourcing.persistence import Notification
+
+from domain.campaign import Campaign
+from domain.ledger import Entry, Ledger
+from projections.narrate import FactStatus, narrate
+
+__all__ = ["PROJECTIONS", "Batch", "Projector", "involved_creatures"]
+
+PROJECTIONS: tuple[str, ...] = ("creatures", "encounters", "facts", "log")
+
+# Payload keys that name one creature, and keys that hold lists of creatures.
+_ONE = ("target", "creature", "attacker", "healer", "caregiver", "creature_id", "trigger_creature")
+_MANY = ("creatures", "participants", "surprised")
+_POINTS_AT = frozenset({"FactRevoked", "FactAmended", "OutcomeOverridden"})
+
+
+class Source(Protocol):
+    """What the projections need from the application: the log, decoding, loading aggregates."""
+
+    @property
+    def mapper(self) -> Any: ...
+
+    @property
+    def repository(self) -> Any: ...
+
+    @property
+    def recorder(self) -> Any: ...
+
+
+@dataclass
+class Batch:
+    """The view writes of one batch, and the tracking moves to commit with them."""
+
+    tracking: dict[str, tuple[int, int]] = field(default_factory=dict)  # projection -> (expected, new)
+    creatures: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # campaign -> all its rows
+    encounters: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    facts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (campaign, position) -> row
+    log: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    events: int = 0
+
+    @property
+    def last(self) -> int:
+        return max((new for _, new in self.tracking.values()), default=0)
+
+
+def involved_creatures(fact_type: str, payload: Mapping[str, Any]) -> list[str]:
+    """The creature ids a fact names (in order, without repeats)."""
+    found: list[str] = []
+    for key in _ONE:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            found.append(value)
+    for key in _MANY:
+        value = payload.get(key)
+        if isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, str))
+    if fact_type == "EffectApplied" and isinstance(payload.get("source"), str):
+        found.append(payload["source"])
+    for t in payload.get("targets") or ():
+        if isinstance(t, dict) and isinstance(t.get("target"), str):
+            found.append(t["target"])
+    return list(dict.fromkeys(found))
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What the fold said about one fact, captured while its state was current."""
+
+    entry: Entry
+    outcome: dict[str, Any] | None
+    orphan: str | None
+    encounter_id: str | None
+    round: int | None
+    names: dict[str, str]
+
+
+class Projector:
+    """Turns notifications into :class:`Batch` es of view rows (no I/O except lazy loads)."""
+
+    def __init__(self, source: Source, *, max_campaigns: int = 1024) -> None:
+        self.source = source
+        self.max_campaigns = max_campaigns
+        self._campaigns: OrderedDict[UUID, Campaign] = OrderedDict()
+        self._notification_ids: dict[UUID, dict[int, int]] = {}
+
+    def reset(self) -> None:
+        """Forget every in-memory ledger (after a failed write or a tracking change)."""
+        self._campaigns.clear()
+        self._notification_ids.clear()
+
+    # ------------------------------------------------------------------ batches
+    def project(self, notifications: Sequence[Notification], positions: Mapping[str, int]) -> Batch:
+        """The rows and tracking moves for ``notifications`` (in notification order).
+
+        ``positions`` are the projections' tracking positions; a projection already at
+        or beyond the batch's last notification gets no rows and no tracking move.
+        """
+        batch = Batch()
+        if not notifications:
+            return batch
+        last = notifications[-1].id
+        wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
+        batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
+        floor = min(positions.get(p, 0) for p in PROJECTIONS)
+        touched: dict[UUID, Campaign] = {}
+        for n in notifications:
+            if n.id <= floor:
+                continue  # already folded: a duplicate or a replay
+            batch.events += 1
+            campaign = self._apply(n)
+            if campaign is not None:
+                touched[campaign.id] = campaign
+        for campaign in touched.values():
+            self._rows(campaign, batch, wanted)
+        return batch
+
+    def _apply(self, n: Notification) -> Campaign | None:
+        event = self.source.mapper.to_domain_event(n)
+        cid = event.originator_id
+        if isinstance(event, Campaign.Started):
+            if cid not in self._campaigns:
+                campaign = event.mutate(None)
+                assert isinstance(campaign, Campaign)
+                self._remember(campaign)
+            return self._campaigns[cid]
+        if not isinstance(event, Campaign.FactRecorded):
+            return None  # some other aggregate: nothing to project
+        version = event.originator_version
+        campaign = self._load(cid, version - 1)
+        if campaign.version >= version:
+            return campaign  # already folded
+        event.mutate(campaign)
+        self._notification_ids.setdefault(cid, {})[version] = n.id
+        return campaign
+
+    def _load(self, cid: UUID, version: int) -> Campaign:
+        """The campaign at ``version`` or later (later: the caller skips what it has folded)."""
+        campaign = self._campaigns.get(cid)
+        if campaign is not None and campaign.version >= version:
+            self._campaigns.move_to_end(cid)
+            return campaign
+        loaded = self.source.repository.get(cid, version=version)
+        assert isinstance(loaded, Campaign)
+        loaded.ledger.state  # fold silently: the rows of earlier facts are already written  # noqa: B018
+        self._remember(loaded)
+        return loaded
+
+    def _remember(self, campaign: Campaign) -> None:
+        self._campaigns[campaign.id] = campaign
+        self._campaigns.move_to_end(campaign.id)
+        while len(self._campaigns) > self.max_campaigns:
+            old, _ = self._campaigns.popitem(last=False)
+            self._notification_ids.pop(old, None)
+
+    # --------------------------------------------------------------------- rows
+    def _rows(self, campaign: Campaign, batch: Batch, wanted: Iterable[str]) -> None:
+        wanted = set(wanted)
+        ledger = campaign.ledger
+        readings: list[_Reading] = []
+
+        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
+            readings.append(_read(e, outcome, orphan, state))
+
+        ledger.refold(sink)
+        cid = str(campaign.id)
+        nids = self._notification_ids.get(campaign.id, {})
+        if wanted & {"facts", "log"} and readings:
+            res = ledger.resolution
+            for r in readings:
+                fact, line = fact_rows(cid, ledger, res, r, nids.get(r.entry.seq))
+                if "facts" in wanted:
+                    batch.facts[(cid, r.entry.seq)] = fact
+                if "log" in wanted:
+                    batch.log[(cid, r.entry.seq)] = line
+        if wanted & {"creatures", "encounters"}:
+            summary = ledger.ruleset.summary(ledger.state)
+            position = ledger.last_seq if ledger.entries else campaign.version
+            if "creatures" in wanted:
+                batch.creatures[cid] = [
+                    creature_row(cid, position, view) for view in summary["creatures"].values()
+                ]
+            if "encounters" in wanted:
+                batch.encounters[cid] = [
+                    encounter_row(cid, position, view) for view in summary["encounters"].values()
+                ]
+
+
+def _read(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> _Reading:
+    """Capture what a row needs from the live state (ruleset-neutral by duck typing)."""
+    encounters = getattr(state, "encounters", None) or {}
+    eid = e.payload.get("encounter_id") if isinstance(e.payload.get("encounter_id"), str) else None
+    if eid is None and e.type not in _POINTS_AT:
+        eid = getattr(state, "active_encounter", None)
+    enc = encounters.get(eid) if eid else None
+    names = {
+        cid: str(getattr(c, "name", cid)) for cid, c in (getattr(state, "creatures", None) or {}).items()
+    }
+    return _Reading(e, outcome, orphan, eid, getattr(enc, "round", None), names)
+
+
+def fact_rows(
+    cid: str, ledger: Ledger, res: Any, r: _Reading, notification_id: int | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The history row and the log row of one fact, from its reading and the resolution."""
+    e = r.entry
+    seq = e.seq
+    payload = res.amended.get(seq) or e.payload
+    revoked_at = res.revoked.get(seq)
+    amended_at = tuple(res.amended_by.get(seq, ()))
+    status = FactStatus(
+        revoked_at=revoked_at,
+        revoked_reason=_reason(ledger, res, revoked_at) if revoked_at is not None else "",
+        amended_at=amended_at,
+        amended_reasons=tuple(_reason(ledger, res, s) for s in amended_at),
+        orphan_reason=r.orphan,
+        overrides=dict(res.overrides.get(seq, {})),
+    )
+    creatures = involved_creatures(e.type, payload)
+    if e.type in _POINTS_AT and ledger.has(int(payload.get("target", 0))):
+        target = ledger.entry(int(payload["target"]))
+        creatures = involved_creatures(target.type, res.amended.get(target.seq) or target.payload)
+    flags = status.flags
+    names = dict(r.names)
+    fact = {
+        "campaign_id": cid,
+        "position": seq,
+        "notification_id": notification_id,
+        "fact_type": e.type,
+        "recorded_at": str(e.meta.get("recorded_at") or e.timestamp),
+        "creatures": creatures,
+        "encounter_id": r.encounter_id,
+        "round": r.round,
+        "active": flags == ["active"],
+        "revoked": "revoked" in flags,
+        "amended": "amended" in flags,
+        "orphaned": "orphaned" in flags,
+        "overridden": "overridden" in flags,
+        "revoked_by": revoked_at,
+        "orphan_reason": r.orphan,
+        "payload": payload,
+        "outcome": r.outcome,
+    }
+    line = {
+        "campaign_id": cid,
+        "position": seq,
+        "notification_id": notification_id,
+        "fact_type": e.type,
+        "line": narrate(e, payload, r.outcome, status, names),
+        "struck": revoked_at is not None,
+    }
+    return fact, line
+
+
+def _reason(ledger: Ledger, res: Any, seq: int) -> str:
+    if not ledger.has(seq):
+        return ""
+    e = ledger.entry(seq)
+    return str((res.amended.get(seq) or e.payload).get("reason") or "")
+
+
+def creature_row(cid: str, position: int, view: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "campaign_id": cid,
+        "creature_id": str(view["id"]),
+        "name": view.get("name"),
+        "kind": view.get("kind"),
+        "position": position,
+        "hp": view.get("hp"),
+        "wounds": view.get("wounds"),
+        "life": view.get("life"),
+        "state": dict(view),
+    }
+
+
+def encounter_row(cid: str, position: int, view: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "campaign_id": cid,
+        "encounter_id": str(view["id"]),
+        "round": view.get("round"),
+        "turn_of": view.get("turn_of"),
+        "position": position,
+        "state": dict(view),
+    }

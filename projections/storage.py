@@ -1,0 +1,577 @@
+"""Where the read models live: one small class per backend, the same interface.
+
+- PostgreSQL (:class:`PostgresViews`): tables ``view_creatures``, ``view_encounters``,
+  ``view_facts``, ``view_log`` and ``view_tracking`` in the same database and schema as
+  the events (one psycopg connection, reconnected after any error).
+- SQLite (:class:`SQLiteViews`): the same tables in a separate file next to the events
+  file, ``<name>-views.sqlite``: eventsourcing's SQLite tables are not prefixed, so every
+  application (and so every read model) gets its own file.
+
+Exactly-once: :meth:`ViewStore.write` moves each projection's tracking position from the
+value the batch was computed against to the batch's last notification id with a
+conditional ``UPDATE`` (first statement of the transaction, so it also serialises
+concurrent writers), then writes the rows, then commits: all or nothing. If any tracking
+row is not where the batch expected (a duplicate, a replay, another worker, a rebuild),
+the transaction is rolled back and ``write`` returns False.
+
+JSON columns come back as Python objects, booleans as ``bool``, whatever the backend.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from projections.projector import PROJECTIONS, Batch
+
+__all__ = ["PostgresTarget", "PostgresViews", "SQLiteViews", "ViewStore", "views_path"]
+
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+STATUSES = ("active", "revoked", "amended", "orphaned", "overridden")
+MAX_PAGE = 500
+
+_TABLES = {
+    "creatures": "view_creatures",
+    "encounters": "view_encounters",
+    "facts": "view_facts",
+    "log": "view_log",
+}
+_JSON = {
+    "view_creatures": ("state",),
+    "view_encounters": ("state",),
+    "view_facts": ("creatures", "payload", "outcome"),
+    "view_log": (),
+}
+_COLUMNS = {
+    "view_creatures": (
+        "campaign_id",
+        "creature_id",
+        "name",
+        "kind",
+        "position",
+        "hp",
+        "wounds",
+        "life",
+        "state",
+    ),
+    "view_encounters": ("campaign_id", "encounter_id", "round", "turn_of", "position", "state"),
+    "view_facts": (
+        "campaign_id",
+        "position",
+        "notification_id",
+        "fact_type",
+        "recorded_at",
+        "creatures",
+        "encounter_id",
+        "round",
+        "active",
+        "revoked",
+        "amended",
+        "orphaned",
+        "overridden",
+        "revoked_by",
+        "orphan_reason",
+        "payload",
+        "outcome",
+    ),
+    "view_log": ("campaign_id", "position", "notification_id", "fact_type", "line", "struck"),
+}
+_BOOLS = {"active", "revoked", "amended", "orphaned", "overridden", "struck"}
+
+
+def _ddl(json_type: str, bool_type: str, big: str) -> list[str]:
+    return [
+        "CREATE TABLE IF NOT EXISTS {p}view_tracking (projection TEXT PRIMARY KEY, "
+        f"notification_id {big} NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS {p}view_creatures (campaign_id TEXT NOT NULL, creature_id TEXT NOT NULL, "
+        "name TEXT, kind TEXT, position INTEGER NOT NULL, hp INTEGER, wounds INTEGER, life TEXT, "
+        f"state {json_type} NOT NULL, PRIMARY KEY (campaign_id, creature_id))",
+        "CREATE TABLE IF NOT EXISTS {p}view_encounters (campaign_id TEXT NOT NULL, "
+        "encounter_id TEXT NOT NULL, "
+        "round INTEGER, turn_of TEXT, position INTEGER NOT NULL, "
+        f"state {json_type} NOT NULL, PRIMARY KEY (campaign_id, encounter_id))",
+        "CREATE TABLE IF NOT EXISTS {p}view_facts (campaign_id TEXT NOT NULL, position INTEGER NOT NULL, "
+        f"notification_id {big}, fact_type TEXT NOT NULL, recorded_at TEXT NOT NULL, "
+        f"creatures {json_type} NOT NULL, encounter_id TEXT, round INTEGER, active {bool_type} NOT NULL, "
+        f"revoked {bool_type} NOT NULL, amended {bool_type} NOT NULL, orphaned {bool_type} NOT NULL, "
+        f"overridden {bool_type} NOT NULL, revoked_by INTEGER, orphan_reason TEXT, "
+        f"payload {json_type} NOT NULL, "
+        f"outcome {json_type}, PRIMARY KEY (campaign_id, position))",
+        "CREATE INDEX IF NOT EXISTS view_facts_type ON {p}view_facts (campaign_id, fact_type, position)",
+        "CREATE INDEX IF NOT EXISTS view_facts_encounter ON {p}view_facts "
+        "(campaign_id, encounter_id, position)",
+        "CREATE TABLE IF NOT EXISTS {p}view_log (campaign_id TEXT NOT NULL, position INTEGER NOT NULL, "
+        f"notification_id {big}, fact_type TEXT NOT NULL, line TEXT NOT NULL, struck {bool_type} NOT NULL, "
+        "PRIMARY KEY (campaign_id, position))",
+    ]
+
+
+class ViewStore:
+    """The interface both backends share. Thread-safe (one connection behind a lock)."""
+
+    placeholder = "%s"
+    prefix = ""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    # -------------------------------------------------------------- to implement
+    def _execute(self, query: str, params: Sequence[Any] = ()) -> int:
+        raise NotImplementedError
+
+    def _executemany(self, query: str, rows: Iterable[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    def _fetch(self, query: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def _dump(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def _load_json(self, value: Any) -> Any:
+        return value
+
+    def _contains_creature(self) -> str:
+        raise NotImplementedError
+
+    def _creature_param(self, creature: str) -> Any:
+        return creature
+
+    def _truncate(self, table: str) -> None:
+        self._execute(f"DELETE FROM {self._t(table)}")
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- helpers
+    def _t(self, table: str) -> str:
+        return f"{self.prefix}{table}"
+
+    def _q(self, query: str) -> str:
+        return query if self.placeholder == "%s" else query.replace("%s", self.placeholder)
+
+    def _row(self, table: str, raw: dict[str, Any]) -> dict[str, Any]:
+        out = dict(raw)
+        for col in _JSON[table]:
+            if col in out:
+                out[col] = self._load_json(out[col])
+        for col in _BOOLS & out.keys():
+            out[col] = bool(out[col])
+        if table == "view_facts":
+            out["status"] = [s for s in STATUSES if out[s]]
+        return out
+
+    def _values(self, table: str, row: dict[str, Any]) -> list[Any]:
+        dumped = _JSON[table]
+        return [self._dump(row[c]) if c in dumped and row[c] is not None else row[c] for c in _COLUMNS[table]]
+
+    # ------------------------------------------------------------------ schema
+    def create_tables(self) -> None:
+        """Create the tables and tracking rows if missing (idempotent)."""
+        with self._lock, self._transaction():
+            self._lock_schema()
+            for statement in self._statements():
+                self._execute(statement)
+            for name in PROJECTIONS:
+                self._execute(
+                    self._q(
+                        f"INSERT INTO {self._t('view_tracking')} (projection, notification_id) "
+                        "VALUES (%s, 0) "
+                        "ON CONFLICT (projection) DO NOTHING"
+                    ),
+                    (name,),
+                )
+
+    def _statements(self) -> list[str]:
+        raise NotImplementedError
+
+    def _lock_schema(self) -> None:
+        """Serialise concurrent table creation (PostgreSQL); nothing to do on SQLite."""
+
+    # ---------------------------------------------------------------- tracking
+    def tracking(self) -> dict[str, int]:
+        """Each projection's position: the last notification id its rows include."""
+        with self._lock:
+            rows = self._fetch(f"SELECT projection, notification_id FROM {self._t('view_tracking')}")
+        found = {r["projection"]: int(r["notification_id"]) for r in rows}
+        return {p: found.get(p, 0) for p in PROJECTIONS}
+
+    def tracking_position(self) -> int:
+        """The position every projection has reached (the lowest of them)."""
+        return min(self.tracking().values())
+
+    def write(self, batch: Batch) -> bool:
+        """Commit the batch's rows and tracking moves in one transaction; False if the
+        tracking rows were not where the batch expected (nothing is written then)."""
+        if not batch.tracking:
+            return True
+        for name, (expected, new) in batch.tracking.items():
+            if new <= expected:
+                raise ValueError(f"tracking for {name} must move forward ({expected} -> {new})")
+        try:
+            with self._lock, self._transaction():
+                for name, (expected, new) in sorted(batch.tracking.items()):
+                    moved = self._execute(
+                        self._q(
+                            f"UPDATE {self._t('view_tracking')} SET notification_id = %s "
+                            "WHERE projection = %s AND notification_id = %s"
+                        ),
+                        (new, name, expected),
+                    )
+                    if moved != 1:
+                        raise _Stale  # rolls the transaction back
+                self._replace("view_creatures", batch.creatures)
+                self._replace("view_encounters", batch.encounters)
+                self._upsert("view_facts", batch.facts.values())
+                self._upsert("view_log", batch.log.values())
+        except _Stale:
+            return False
+        return True
+
+    def _replace(self, table: str, by_campaign: dict[str, list[dict[str, Any]]]) -> None:
+        if not by_campaign:
+            return
+        self._executemany(
+            self._q(f"DELETE FROM {self._t(table)} WHERE campaign_id = %s"), [(cid,) for cid in by_campaign]
+        )
+        rows = [self._values(table, r) for rows in by_campaign.values() for r in rows]
+        if rows:
+            cols = _COLUMNS[table]
+            self._executemany(
+                self._q(f"INSERT INTO {self._t(table)} ({', '.join(cols)}) VALUES ({_marks(len(cols))})"),
+                rows,
+            )
+
+    def _upsert(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        values = [self._values(table, r) for r in rows]
+        if not values:
+            return
+        cols = _COLUMNS[table]
+        updates = [
+            f"{c} = COALESCE(excluded.{c}, {self._t(table)}.{c})"
+            if c == "notification_id"
+            else f"{c} = excluded.{c}"
+            for c in cols
+            if c not in ("campaign_id", "position")
+        ]
+        self._executemany(
+            self._q(
+                f"INSERT INTO {self._t(table)} ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))}) "
+                f"ON CONFLICT (campaign_id, position) DO UPDATE SET {', '.join(updates)}"
+            ),
+            values,
+        )
+
+    def reset(self, projections: Iterable[str] = PROJECTIONS) -> None:
+        """Empty the given projections and set their tracking to 0, in one transaction."""
+        names = [p for p in PROJECTIONS if p in set(projections)]
+        with self._lock, self._transaction():
+            for name in names:
+                self._execute(
+                    self._q(
+                        f"UPDATE {self._t('view_tracking')} SET notification_id = 0 WHERE projection = %s"
+                    ),
+                    (name,),
+                )
+            for name in names:
+                self._truncate(_TABLES[name])
+
+    # ------------------------------------------------------------------- reads
+    def get_creature(self, campaign_id: str, creature_id: str) -> dict[str, Any] | None:
+        rows = self._select(
+            "view_creatures", "campaign_id = %s AND creature_id = %s", [str(campaign_id), creature_id]
+        )
+        return rows[0] if rows else None
+
+    def list_creatures(self, campaign_id: str) -> list[dict[str, Any]]:
+        return self._select("view_creatures", "campaign_id = %s", [str(campaign_id)], order="creature_id")
+
+    def get_encounter(self, campaign_id: str, encounter_id: str) -> dict[str, Any] | None:
+        rows = self._select(
+            "view_encounters", "campaign_id = %s AND encounter_id = %s", [str(campaign_id), encounter_id]
+        )
+        return rows[0] if rows else None
+
+    def list_encounters(self, campaign_id: str) -> list[dict[str, Any]]:
+        return self._select("view_encounters", "campaign_id = %s", [str(campaign_id)], order="encounter_id")
+
+    def history(
+        self,
+        campaign_id: str,
+        creature: str | None = None,
+        encounter: str | None = None,
+        fact_types: Sequence[str] | None = None,
+        status: str | None = None,
+        after_position: int | None = None,
+        before_position: int | None = None,
+        first: int = 50,
+    ) -> list[dict[str, Any]]:
+        """History rows in position order, filtered; ``first`` at most 500."""
+        where, params = self._filters(campaign_id, encounter, fact_types, after_position, before_position)
+        if creature is not None:
+            where.append(self._contains_creature())
+            params.append(self._creature_param(creature))
+        if status is not None:
+            if status not in STATUSES:
+                raise ValueError(f"unknown status {status!r} (one of {', '.join(STATUSES)})")
+            where.append(f"{status} = %s")
+            params.append(True)
+        return self._select("view_facts", " AND ".join(where), params, order="position", limit=_page(first))
+
+    def log_lines(
+        self,
+        campaign_id: str,
+        encounter: str | None = None,
+        fact_types: Sequence[str] | None = None,
+        after_position: int | None = None,
+        before_position: int | None = None,
+        first: int = 50,
+    ) -> list[dict[str, Any]]:
+        """Log lines in position order (the encounter filter goes through the history table)."""
+        where, params = self._filters(campaign_id, None, fact_types, after_position, before_position)
+        if encounter is not None:
+            where.append(
+                f"position IN (SELECT position FROM {self._t('view_facts')} "
+                "WHERE campaign_id = %s AND encounter_id = %s)"
+            )
+            params.extend([str(campaign_id), encounter])
+        return self._select("view_log", " AND ".join(where), params, order="position", limit=_page(first))
+
+    def _filters(
+        self,
+        campaign_id: str,
+        encounter: str | None,
+        fact_types: Sequence[str] | None,
+        after: int | None,
+        before: int | None,
+    ) -> tuple[list[str], list[Any]]:
+        where: list[str] = ["campaign_id = %s"]
+        params: list[Any] = [str(campaign_id)]
+        if encounter is not None:
+            where.append("encounter_id = %s")
+            params.append(encounter)
+        if fact_types:
+            where.append(f"fact_type IN ({', '.join(['%s'] * len(fact_types))})")
+            params.extend(fact_types)
+        if after is not None:
+            where.append("position > %s")
+            params.append(after)
+        if before is not None:
+            where.append("position < %s")
+            params.append(before)
+        return where, params
+
+    def _select(
+        self, table: str, where: str, params: Sequence[Any], *, order: str = "", limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        query = f"SELECT {', '.join(_COLUMNS[table])} FROM {self._t(table)} WHERE {where}"
+        if order:
+            query += f" ORDER BY {order}"
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        with self._lock:
+            rows = self._fetch(self._q(query), list(params))
+        return [self._row(table, r) for r in rows]
+
+    def dump(self) -> dict[str, list[dict[str, Any]]]:
+        """Every row of every view, in key order (for tests and checks)."""
+        keys = {
+            "view_creatures": "campaign_id, creature_id",
+            "view_encounters": "campaign_id, encounter_id",
+            "view_facts": "campaign_id, position",
+            "view_log": "campaign_id, position",
+        }
+        return {table: self._select(table, "1 = 1", [], order=keys[table]) for table in keys}
+
+
+class _Stale(Exception):
+    """A tracking row was not where the batch expected: roll back."""
+
+
+def _marks(n: int) -> str:
+    return ", ".join(["%s"] * n)
+
+
+def _page(first: int) -> int:
+    if not 1 <= int(first) <= MAX_PAGE:
+        raise ValueError(f"first must be between 1 and {MAX_PAGE}")
+    return int(first)
+
+
+# --------------------------------------------------------------------------- SQLite
+def views_path(events_path: str) -> Path:
+    """The views file beside an SQLite events file.
+
+    ``var/chronicle.sqlite`` -> ``var/chronicle-views.sqlite``.
+    """
+    p = Path(events_path)
+    return p.with_name(f"{p.stem}-views.sqlite")
+
+
+class SQLiteViews(ViewStore):
+    placeholder = "?"
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(
+            str(self.path), check_same_thread=False, isolation_level=None, timeout=30
+        )
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self.create_tables()
+
+    def _statements(self) -> list[str]:
+        return [s.format(p="") for s in _ddl("TEXT", "INTEGER", "INTEGER")]
+
+    def _execute(self, query: str, params: Sequence[Any] = ()) -> int:
+        return self._conn.execute(self._q(query), tuple(params)).rowcount
+
+    def _executemany(self, query: str, rows: Iterable[Sequence[Any]]) -> None:
+        self._conn.executemany(self._q(query), [tuple(r) for r in rows])
+
+    def _fetch(self, query: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._conn.execute(self._q(query), tuple(params)).fetchall()]
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _dump(self, value: Any) -> Any:
+        return _encode(value)
+
+    def _load_json(self, value: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def _contains_creature(self) -> str:
+        return "EXISTS (SELECT 1 FROM json_each(view_facts.creatures) WHERE json_each.value = ?)"
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+# ----------------------------------------------------------------------- PostgreSQL
+class PostgresTarget(Protocol):
+    """Where a PostgreSQL database is (``api.settings.Database`` fits)."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def user(self) -> str: ...
+    @property
+    def password(self) -> str: ...
+    @property
+    def dbname(self) -> str: ...
+    @property
+    def schema(self) -> str: ...
+    @property
+    def connect_timeout(self) -> int | None: ...
+
+
+def connect_postgres(db: PostgresTarget, application_name: str) -> psycopg.Connection[dict[str, Any]]:
+    """An autocommit connection returning rows as dicts."""
+    return psycopg.connect(
+        host=db.host,
+        port=db.port,
+        user=db.user,
+        password=db.password,
+        dbname=db.dbname,
+        connect_timeout=db.connect_timeout or 5,
+        autocommit=True,
+        row_factory=dict_row,
+        application_name=application_name,
+    )
+
+
+class PostgresViews(ViewStore):
+    def __init__(self, db: PostgresTarget) -> None:
+        super().__init__()
+        self.db = db
+        self.schema = db.schema or "public"
+        self.prefix = sql.Identifier(self.schema).as_string(None) + "."
+        self._conn: psycopg.Connection[dict[str, Any]] | None = None
+        self.create_tables()
+
+    def _connection(self) -> psycopg.Connection[dict[str, Any]]:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = connect_postgres(self.db, "chronicle-views")
+        return self._conn
+
+    def _statements(self) -> list[str]:
+        return [s.format(p=self.prefix) for s in _ddl("JSONB", "BOOLEAN", "BIGINT")] + [
+            f"CREATE INDEX IF NOT EXISTS view_facts_creatures ON {self.prefix}view_facts "
+            "USING gin (creatures)"
+        ]
+
+    def _lock_schema(self) -> None:
+        self._execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"chronicle-views:{self.schema}",))
+
+    def _execute(self, query: str, params: Sequence[Any] = ()) -> int:
+        with self._connection().cursor() as cur:
+            cur.execute(query, tuple(params))
+            return cur.rowcount
+
+    def _executemany(self, query: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._connection().cursor() as cur:
+            cur.executemany(query, [tuple(r) for r in rows])
+
+    def _fetch(self, query: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self._connection().cursor() as cur:
+            cur.execute(query, tuple(params))
+            return list(cur.fetchall())
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        try:
+            with self._connection().transaction():
+                yield
+        except psycopg.Error:
+            if self._conn is not None and (self._conn.broken or self._conn.closed):
+                self._conn = None
+            raise
+
+    def _dump(self, value: Any) -> Any:
+        return Jsonb(value)
+
+    def _contains_creature(self) -> str:
+        return "creatures @> %s"
+
+    def _creature_param(self, creature: str) -> Any:
+        return Jsonb([creature])  # jsonb containment: the array holds this id
+
+    def _truncate(self, table: str) -> None:
+        self._execute(f"TRUNCATE {self._t(table)}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

@@ -1,0 +1,303 @@
+"""Authorization matrix: every operation x (GM, player of this character, player of another
+character, viewer, another campaign's GM, no token), table-driven."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.application import ChronicleApplication
+from api.graphql.mutations import ACTIONS
+from api.http import create_app
+from api.settings import Settings
+from tests.graphql_helpers import GQL, INPUT_TYPES, create_campaign, gid, issue, pc
+
+ROLES = ("gm", "own_player", "other_player", "viewer", "other_gm", "none")
+MEMBERS = "members"  # any player (not viewers) may: notes, contesting a ruling
+DENIED = {"FORBIDDEN", "UNAUTHENTICATED", "NOT_FOUND"}
+
+
+class Table:
+    def __init__(self, g: GQL) -> None:
+        self.cid, self.gm = create_campaign(g, "Matrix")
+        self.c = gid("Campaign", self.cid, self.cid)
+        self.aria = pc(g, self.cid, self.gm, "Aria")
+        self.brom = pc(g, self.cid, self.gm, "Brom")
+        self.enc = gid("Encounter", self.cid, "fight")
+        g.mutate(
+            "startEncounter",
+            {"campaignId": self.c, "encounterId": "fight", "participantIds": [self.aria, self.brom]},
+            self.gm,
+        )
+        self.g = g
+        self.effect = self.fresh_effect()
+        _, self.other_gm = create_campaign(g, "Elsewhere")
+        self.tokens = {
+            "gm": self.gm,
+            "own_player": issue(g, self.cid, self.gm, "PLAYER", [self.aria]),
+            "other_player": issue(g, self.cid, self.gm, "PLAYER", [self.brom]),
+            "viewer": issue(g, self.cid, self.gm, "VIEWER"),
+            "other_gm": self.other_gm,
+            "none": None,
+        }
+
+    def fresh_effect(self) -> str:
+        out = self.g.mutate(
+            "applyEffect",
+            {
+                "campaignId": self.c,
+                "characterId": self.brom,
+                "sourceCharacterId": self.aria,
+                "effect": {"components": [{"condition": "dazed"}], "duration": {"kind": "save_ends"}},
+            },
+            self.gm,
+            "character { effects { effectId } }",
+        )
+        return str(out["character"]["effects"][-1]["effectId"])
+
+
+# (mutation, input builder, may a player do it for their own character (aria)?)
+def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
+    d20 = {"expression": "1d20", "faces": [10]}
+    return [
+        (
+            "registerCreature",
+            lambda t: {
+                "name": "Goblin",
+                "kind": "MONSTER",
+                "level": 1,
+                "maxHp": 10,
+                "defenses": {"ac": 10, "fort": 10, "ref": 10, "will": 10},
+            },
+            False,
+        ),
+        ("updateSheet", lambda t: {"characterId": t.aria, "changes": {"speed": 7}}, True),
+        ("startEncounter", lambda t: {"participantIds": [t.aria]}, False),
+        ("determineSurprise", lambda t: {"encounterId": t.enc, "surprisedIds": []}, False),
+        ("rollInitiative", lambda t: {"encounterId": t.enc, "characterId": t.aria, "roll": d20}, True),
+        (
+            "breakInitiativeTie",
+            lambda t: {"encounterId": t.enc, "characterIds": [t.aria, t.brom], "method": "COIN"},
+            False,
+        ),
+        ("endTurn", lambda t: {"encounterId": t.enc}, False),
+        ("delayTurn", lambda t: {"encounterId": t.enc, "characterId": t.aria}, True),
+        ("takeDelayedTurn", lambda t: {"encounterId": t.enc, "characterId": t.aria}, True),
+        (
+            "readyAction",
+            lambda t: {
+                "encounterId": t.enc,
+                "characterId": t.aria,
+                "action": "STANDARD",
+                "trigger": "door opens",
+            },
+            True,
+        ),
+        (
+            "triggerReadiedAction",
+            lambda t: {"encounterId": t.enc, "characterId": t.aria, "triggerCharacterId": t.brom},
+            True,
+        ),
+        ("endEncounter", lambda t: {"encounterId": t.enc}, False),
+        ("takeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
+        (
+            "attack",
+            lambda t: {
+                "attackerId": t.aria,
+                "power": {"kind": "MELEE", "defense": "AC", "attackBonus": 2},
+                "targets": [{"characterId": t.brom, "attackRoll": d20}],
+            },
+            True,
+        ),
+        ("dealDamage", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("heal", lambda t: {"characterId": t.aria, "flat": 1}, True),
+        ("grantTemporaryHitPoints", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("spendHealingSurge", lambda t: {"characterId": t.aria}, True),
+        ("useSecondWind", lambda t: {"characterId": t.aria}, True),
+        ("rollDeathSave", lambda t: {"characterId": t.aria, "roll": d20}, True),
+        ("attemptStabilization", lambda t: {"characterId": t.brom, "healerId": t.aria}, True),
+        ("restoreWounds", lambda t: {"characterId": t.aria, "amount": 1, "method": "MAGIC"}, False),
+        ("declareDeath", lambda t: {"characterId": t.brom, "cause": "test"}, False),
+        ("raiseCreature", lambda t: {"characterId": t.brom, "means": "test"}, False),
+        (
+            "applyEffect",
+            lambda t: {
+                "characterId": t.brom,
+                "sourceCharacterId": t.aria,
+                "effect": {"components": [{"condition": "slowed"}]},
+            },
+            True,
+        ),
+        ("sustainEffect", lambda t: {"effectId": t.fresh_effect()}, True),
+        ("endEffect", lambda t: {"effectId": t.fresh_effect()}, True),
+        ("rollSavingThrow", lambda t: {"characterId": t.aria, "effectId": t.effect, "roll": d20}, True),
+        ("spendActionPoint", lambda t: {"characterId": t.aria}, True),
+        ("reachMilestone", lambda t: {"characterIds": [t.aria]}, False),
+        ("awardExperience", lambda t: {"characterIds": [t.aria], "amount": 10}, False),
+        ("setLevel", lambda t: {"characterId": t.aria, "level": 2}, False),
+        ("takeShortRest", lambda t: {"participantIds": [t.aria]}, True),
+        ("takeExtendedRest", lambda t: {"participantIds": [t.aria]}, True),
+        ("advanceTime", lambda t: {"minutes": 1}, False),
+        ("rollDice", lambda t: {"roll": {"expression": "1d6"}, "characterId": t.aria}, True),
+        ("addNote", lambda t: {"text": "hello"}, MEMBERS),
+        ("revokeFact", lambda t: {"position": 2, "reason": "test"}, False),
+        ("restoreFact", lambda t: {"revocationPosition": 2}, False),
+        ("amendFact", lambda t: {"position": 2, "patch": {"name": "Arya"}, "reason": "typo"}, False),
+        ("recordRuling", lambda t: {"rulingId": "r1", "question": "q", "decision": "d"}, False),
+        ("contestRuling", lambda t: {"rulingId": "r1", "argument": "no"}, MEMBERS),
+        ("resolveRuling", lambda t: {"rulingId": "r1", "outcome": "UPHELD"}, False),
+        ("overrideOutcome", lambda t: {"position": 3, "field": "hp", "value": 1, "reason": "gm"}, False),
+        ("setRulesFlag", lambda t: {"flag": "sw.enforce_turns", "value": False}, False),
+        ("recordFact", lambda t: {"type": "NoteAdded", "payload": {"text": "x"}}, False),
+    ]
+
+
+OPS = _ops()
+
+
+def expected(role: str, player_ok: bool | str) -> str:
+    return {
+        "gm": "allow",
+        "own_player": "allow" if player_ok else "FORBIDDEN",
+        "other_player": "allow" if player_ok == MEMBERS else "FORBIDDEN",
+        "viewer": "FORBIDDEN",
+        "other_gm": "NOT_FOUND",
+        "none": "UNAUTHENTICATED",
+    }[role]
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[tuple[GQL, Table]]:
+    from api.store import open_application
+
+    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        yield g, Table(g)
+    app.close()
+
+
+def test_the_matrix_covers_every_mutation() -> None:
+    assert {name for name, _, _ in OPS} == set(INPUT_TYPES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("op", "build", "player_ok"), OPS, ids=[o[0] for o in OPS])
+def test_mutation_access(
+    table: tuple[GQL, Table],
+    op: str,
+    build: Callable[[Table], dict[str, Any]],
+    player_ok: bool | str,
+    role: str,
+) -> None:
+    g, t = table
+    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
+    codes = [e["code"] for e in out["userErrors"]]
+    want = expected(role, player_ok)
+    if want == "allow":  # a rules refusal is fine here; an access refusal is not
+        denied = [
+            e
+            for e in out["userErrors"]
+            if e["code"] in DENIED - {"NOT_FOUND"}
+            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
+        ]
+        assert not denied, (op, role, out["userErrors"])
+    else:
+        assert codes == [want], (op, role, out["userErrors"])
+
+
+QUERIES = [
+    (
+        "campaign",
+        "query($c: ID!) { campaign(id: $c) { name history(first: 1) { totalCount } } }",
+        lambda t: {"c": t.c},
+        True,
+    ),
+    (
+        "character",
+        "query($x: ID!) { character(id: $x) { name hitPoints { current } } }",
+        lambda t: {"x": t.aria},
+        True,
+    ),
+    (
+        "encounter",
+        "query($x: ID!) { encounter(id: $x) { round turnOfCreatureId } }",
+        lambda t: {"x": t.enc},
+        True,
+    ),
+    ("node", "query($x: ID!) { node(id: $x) { id } }", lambda t: {"x": gid("Fact", t.cid, 2)}, True),
+    (
+        "accessTokens",
+        "query($c: ID!) { campaign(id: $c) { accessTokens { role } } }",
+        lambda t: {"c": t.c},
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("name", "query", "variables", "members"), QUERIES, ids=[q[0] for q in QUERIES])
+def test_query_access(
+    table: tuple[GQL, Table],
+    name: str,
+    query: str,
+    variables: Callable[[Table], Any],
+    members: bool,
+    role: str,
+) -> None:
+    g, t = table
+    body = g.raw(query, variables(t), t.tokens[role])
+    codes = [e["extensions"]["code"] for e in body.get("errors") or []]
+    if role == "other_gm":
+        assert codes == ["NOT_FOUND"]
+    elif role == "none":
+        assert codes == ["UNAUTHENTICATED"]
+    elif role == "gm" or members:
+        assert codes == [], body
+    else:
+        assert codes == ["FORBIDDEN"]
+
+
+def test_token_management_is_for_the_gm(table: tuple[GQL, Table]) -> None:
+    g, t = table
+    q = "mutation($i: IssueAccessTokenInput!) { issueAccessToken(input: $i) { token userErrors { code } } }"
+    for role, want in (
+        ("own_player", ["FORBIDDEN"]),
+        ("viewer", ["FORBIDDEN"]),
+        ("other_gm", ["NOT_FOUND"]),
+        ("none", ["UNAUTHENTICATED"]),
+    ):
+        out = g.ok(q, {"i": {"campaignId": t.c, "role": "VIEWER"}}, t.tokens[role])["issueAccessToken"]
+        assert [e["code"] for e in out["userErrors"]] == want, role
+    token = issue(g, t.cid, t.gm, "VIEWER")
+    assert g.ok("{ campaigns { name } }", token=token)["campaigns"] == [{"name": "Matrix"}]
+    tokens = g.ok(
+        "query($c: ID!) { campaign(id: $c) { accessTokens { id role revokedAt } } }", {"c": t.c}, t.gm
+    )["campaign"]["accessTokens"]
+    tid = [x for x in tokens if x["role"] == "VIEWER" and x["revokedAt"] is None][-1]["id"]
+    out = g.ok(
+        "mutation($i: RevokeAccessTokenInput!) { revokeAccessToken(input: $i) { accessToken { revokedAt } "
+        "userErrors { code } } }",
+        {"i": {"accessTokenId": tid}},
+        t.gm,
+    )["revokeAccessToken"]
+    assert out["userErrors"] == [] and out["accessToken"]["revokedAt"]
+    assert (
+        g.raw("{ campaigns { name } }", token=token)["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    )
+
+
+def test_the_actions_list_is_what_the_schema_offers() -> None:
+    from api.schema import schema
+
+    mutation_type = schema.get_type_by_name("Mutation")
+    names = {f.graphql_name or f.python_name for f in mutation_type.fields}  # type: ignore[union-attr]
+    assert {n for n, _, _, _ in ACTIONS} <= {f.python_name for f in mutation_type.fields}  # type: ignore[union-attr]
+    assert {"createCampaign", "issueAccessToken", "revokeAccessToken"} <= names | {
+        "createCampaign",
+        "issueAccessToken",
+        "revokeAccessToken",
+    }

@@ -1,0 +1,229 @@
+"""Read models on the real stores: the incremental path equals a rebuild, exactly once.
+
+Campaigns are generated with the application's own commands (creatures, damage, healing,
+surges, death saves, revocations, restores, amendments, rulings, overrides, retroactive
+flags). The follower projects them one notification per transaction, as in live play;
+then every view is dropped and rebuilt in batches of 500; the rows must be identical, and
+the creature rows must equal the application's own present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from api import views as wiring
+from api.application import ChronicleApplication
+from api.settings import Settings
+from api.store import open_application
+from domain.errors import DomainError
+from projections.projector import Projector
+from projections.runner import Follower, wait_for
+from projections.storage import ViewStore
+
+ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
+DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
+CREATURES = ("vex", "orc", "traze")
+
+Op = tuple[Any, ...]
+ops = st.one_of(
+    st.tuples(st.just("damage"), st.sampled_from(CREATURES), st.integers(1, 6), st.integers(1, 6)),
+    st.tuples(st.just("hit"), st.sampled_from(CREATURES), st.integers(1, 40)),
+    st.tuples(st.just("heal"), st.sampled_from(CREATURES)),
+    st.tuples(st.just("surge"), st.sampled_from(CREATURES)),
+    st.tuples(st.just("second_wind"), st.sampled_from(CREATURES)),
+    st.tuples(st.just("death_save"), st.sampled_from(CREATURES), st.integers(1, 20)),
+    st.tuples(st.just("revoke"), st.integers(0, 10_000), st.sampled_from(["fact", "action", "consequences"])),
+    st.tuples(st.just("restore")),
+    st.tuples(st.just("amend"), st.integers(0, 10_000), st.integers(1, 30)),
+    st.tuples(st.just("ruling")),
+    st.tuples(st.just("overturn")),
+    st.tuples(st.just("override"), st.integers(0, 10_000)),
+    st.tuples(st.just("retro_flag"), st.booleans()),
+)
+
+
+def register(app: ChronicleApplication) -> UUID:
+    cid = app.create_campaign("Generated")
+    for i, name in enumerate(CREATURES):
+        app.register_creature(
+            cid,
+            creature_id=name,
+            name=name.title(),
+            kind="pc" if i != 1 else "monster",
+            level=3,
+            abilities=ABILITIES,
+            max_hp=20 + 5 * i,
+            surges_per_day=2,
+            defenses=DEFENSES,
+        )
+    return cid
+
+
+def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) -> None:
+    """Apply one generated table action; refused ones (a typed DomainError) store nothing."""
+    kind = op[0]
+    last = app.ledger(cid).last_seq
+    try:
+        if kind == "damage":
+            rec = app.deal_damage(cid, op[1], "2d6", faces=[op[2], op[3]])
+            state["damage"].append(rec.position)
+        elif kind == "hit":
+            rec = app.deal_damage(cid, op[1], amount=op[2])
+            state["damage"].append(rec.position)
+        elif kind == "heal":
+            app.heal(cid, op[1], surge_multiplier=1, requires_surge=True)
+        elif kind == "surge":
+            app.spend_surge(cid, op[1])
+        elif kind == "second_wind":
+            app.second_wind(cid, op[1])
+        elif kind == "death_save":
+            app.death_save(cid, op[1], face=op[2])
+        elif kind == "revoke":
+            state["revocations"].append(
+                app.revoke(cid, 2 + op[1] % (last - 1), "misread die", op[2]).position
+            )
+        elif kind == "restore" and state["revocations"]:
+            app.restore(cid, state["revocations"][-1], "it was right")
+        elif kind == "amend" and state["damage"]:
+            target = state["damage"][op[1] % len(state["damage"])]
+            app.amend(cid, target, {"amount": op[2], "roll": None}, "wrong number")
+        elif kind == "ruling":
+            state["ruling"] += 1
+            app.record_ruling(cid, f"r-{state['ruling']}", "Cover?", "yes", value=3)
+            app.deal_damage(cid, "orc", amount=5, rulings={"amount": f"r-{state['ruling']}"})
+        elif kind == "overturn" and state["ruling"]:
+            app.resolve_ruling(cid, f"r-{state['ruling']}", "overturned", "no cover")
+        elif kind == "override" and state["damage"]:
+            target = state["damage"][op[1] % len(state["damage"])]
+            app.override(cid, target, "orphan", "keep", "GM keeps it")
+        elif kind == "retro_flag":
+            app.set_flag(cid, "sw.death_save_failures_to_die", 4 if op[1] else 3, retroactive=True)
+    except DomainError:
+        pass
+
+
+def follower_for(store: Settings, app: ChronicleApplication, batch_size: int = 1) -> Follower:
+    return wiring.follower(store, app, batch_size=batch_size)
+
+
+@pytest.fixture
+def views(store: Settings) -> Iterator[ViewStore]:
+    v = wiring.open_views(store)
+    try:
+        yield v
+    finally:
+        v.close()
+
+
+def check_against_application(app: ChronicleApplication, views: ViewStore, cid: UUID) -> None:
+    summary = app.summary(cid)
+    rows = {r["creature_id"]: r["state"] for r in views.list_creatures(str(cid))}
+    assert rows == summary["creatures"]
+    encounters = {r["encounter_id"]: r["state"] for r in views.list_encounters(str(cid))}
+    assert encounters == summary["encounters"]
+    ledger = app.ledger(cid)
+    history = views.history(str(cid), first=500)
+    assert [h["position"] for h in history] == [e.seq for e in ledger.entries]
+    for h in history:
+        assert h["status"] == ledger.status(h["position"]), h
+
+
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=st.lists(ops, min_size=1, max_size=25))
+def test_incremental_equals_rebuild(store: Settings, actions: list[Op]) -> None:
+    application = open_application(store)
+    follower = follower_for(store, application)
+    try:
+        cid = register(application)
+        follower.catch_up()
+        state: dict[str, Any] = {"damage": [], "revocations": [], "ruling": 0}
+        for op in actions:
+            play(application, cid, op, state)
+            follower.catch_up()  # one notification per transaction, like live play
+        views = follower.views
+        check_against_application(application, views, cid)
+        incremental = views.dump()
+        assert incremental["view_facts"], "nothing was projected"
+        assert all(r["notification_id"] is not None for r in incremental["view_facts"])
+        result = wiring.rebuild(store, application=application)
+        assert result.events == application.recorder.max_notification_id()
+        assert views.dump() == incremental
+        wiring.rebuild(store, ["log"], application=application, batch_size=7)
+        assert views.dump() == incremental
+    finally:
+        follower.close()
+        application.close()
+
+
+def test_duplicate_notifications_change_nothing(app: ChronicleApplication, store: Settings) -> None:
+    cid = register(app)
+    app.deal_damage(cid, "vex", amount=7)
+    rev = app.revoke(cid, 5, "misread die").position
+    app.restore(cid, rev, "no, it was right")
+    follower = follower_for(store, app, batch_size=2)
+    try:
+        follower.catch_up()
+        views = follower.views
+        before, tracking = views.dump(), views.tracking()
+        head = app.recorder.max_notification_id()
+        assert tracking == dict.fromkeys(tracking, head)
+        # The last notifications again, projected against stale positions: refused as a whole.
+        again = app.recorder.select_notifications(head - 2, 10)
+        batch = Projector(app).project(again, dict.fromkeys(tracking, head - 3))
+        assert batch.facts and batch.tracking
+        assert views.write(batch) is False
+        assert views.dump() == before and views.tracking() == tracking
+        # Projected against the current positions: nothing to do at all.
+        batch = Projector(app).project(again, tracking)
+        assert batch.tracking == {} and batch.events == 0
+        assert views.write(batch) is True
+        # A follower that believes it is behind re-reads, is refused, resyncs and changes nothing.
+        follower._positions = dict.fromkeys(tracking, head - 3)
+        follower.catch_up()
+        assert views.dump() == before and views.tracking() == tracking
+        # Tracking never moves backwards.
+        with pytest.raises(ValueError):
+            batch.tracking = {"facts": (head, head - 1)}
+            views.write(batch)
+    finally:
+        follower.close()
+
+
+def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: ViewStore) -> None:
+    cid = register(app)
+    app.deal_damage(cid, "vex", "2d6", faces=[4, 6])
+    hit = app.deal_damage(cid, "orc", amount=3).position
+    app.revoke(cid, hit, "wrong target")
+    follower = follower_for(store, app, batch_size=500)
+    follower.start()
+    try:
+        assert wait_for(views, app.recorder.max_notification_id(), timeout=10)
+        vex = views.get_creature(str(cid), "vex")
+        assert vex is not None and vex["hp"] == 10 and vex["state"]["hp"] == 10
+        assert views.get_creature(str(cid), "nobody") is None
+        assert [c["creature_id"] for c in views.list_creatures(str(cid))] == ["orc", "traze", "vex"]
+        orc = views.history(str(cid), creature="orc")
+        assert [h["fact_type"] for h in orc] == ["CreatureRegistered", "DamageTaken", "FactRevoked"]
+        assert views.history(str(cid), status="revoked")[0]["position"] == hit
+        assert [h["position"] for h in views.history(str(cid), after_position=3, before_position=6)] == [4, 5]
+        assert [h["position"] for h in views.history(str(cid), fact_types=["FactRevoked"])] == [hit + 1]
+        lines = {r["position"]: r for r in views.log_lines(str(cid))}
+        assert "2d6 (4, 6) = 10" in lines[hit - 1]["line"]
+        assert lines[hit]["struck"] and lines[hit]["line"].startswith("~~")
+        assert f"(revoked at {hit + 1}: wrong target)" in lines[hit]["line"]
+        assert views.tracking_position() == app.recorder.max_notification_id()
+        # live follow: a new fact shows up without any call on our side
+        app.deal_damage(cid, "traze", amount=1)
+        assert wait_for(views, app.recorder.max_notification_id(), timeout=10)
+        traze = views.get_creature(str(cid), "traze")
+        assert traze is not None and traze["hp"] == 29
+        assert not wait_for(views, 10**9, timeout=0.05)
+    finally:
+        follower.close()
