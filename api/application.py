@@ -19,7 +19,8 @@ import hashlib
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +29,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
+from api import observability
 from domain import dice, facts
 from domain.campaign import Campaign
 from domain.errors import Conflict, InvalidInput, NotFound
@@ -86,6 +88,16 @@ class ChronicleApplication(Application[UUID]):
             for event in self.events.get(campaign_id, gt=campaign.version):
                 event.mutate(campaign)
         return campaign
+
+    @contextmanager
+    def reading(self, campaign_id: UUID) -> Iterator[Campaign]:
+        """The campaign, up to date, held still while the block reads it.
+
+        The ledger folds lazily and commands change it, so any read that walks it (history,
+        subscriptions, exports) does so inside this block.
+        """
+        with self._lock(campaign_id):
+            yield self._load(campaign_id)
 
     def campaign(self, campaign_id: UUID) -> Campaign:
         with self._lock(campaign_id):
@@ -189,6 +201,7 @@ class ChronicleApplication(Application[UUID]):
                 except IntegrityError:
                     self._campaigns.pop(campaign_id, None)  # someone else wrote first: reload, re-check
                     continue
+                observability.facts_appended(t for t, _ in checked)  # /metrics
                 return Recorded(campaign_id, positions, outcomes, stored)
             raise Conflict("the campaign kept changing under this command; try again", field="campaign")
 
@@ -210,8 +223,9 @@ class ChronicleApplication(Application[UUID]):
             replayed=True,
         )
 
-    def import_campaign(self, header: dict[str, Any], entries: Sequence[tuple[str, int, dict[str, Any],
-                                                                         dict[str, Any]]]) -> UUID:
+    def import_campaign(
+        self, header: dict[str, Any], entries: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]]
+    ) -> UUID:
         """Create a NEW campaign holding ``entries`` (type, version, payload, meta) at positions 2, 3, ...
 
         One ``save``: the campaign and all its facts are stored in one transaction, or nothing is.
@@ -220,8 +234,9 @@ class ChronicleApplication(Application[UUID]):
         """
         rules = get_ruleset(header["ruleset"])
         checked = {k: rules.validate_flag(k, v) for k, v in (header.get("flags") or {}).items()}
-        campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked,
-                            meta=dict(header.get("meta") or {}))
+        campaign = Campaign(
+            name=header["name"], ruleset=header["ruleset"], flags=checked, meta=dict(header.get("meta") or {})
+        )
         for fact_type, version, payload, meta in entries:
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, meta))
         self.save(campaign)
@@ -274,8 +289,11 @@ class ChronicleApplication(Application[UUID]):
             campaign_id, "TemporaryHitPointsGranted", {"target": target, "amount": amount, "source": source}
         )
 
-    def spend_surge(self, campaign_id: UUID, creature: str, cause: str = "rest") -> Recorded:
-        return self.record(campaign_id, "HealingSurgeSpent", {"creature": creature, "cause": cause})
+    def spend_surge(
+        self, campaign_id: UUID, creature: str, cause: str = "short_rest", note: str = ""
+    ) -> Recorded:
+        payload = {"creature": creature, "cause": cause, "note": note}
+        return self.record(campaign_id, "HealingSurgeSpent", payload)
 
     def second_wind(self, campaign_id: UUID, creature: str) -> Recorded:
         return self.record(campaign_id, "SecondWindUsed", {"creature": creature})

@@ -15,12 +15,12 @@ import uvicorn
 
 from api.exports.cli import register as register_exports
 from api.http import create_app
+from api.observability import configure_logging
 from api.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
 
 __all__ = ["EXIT_CONFIG", "app", "main"]
 
 EXIT_CONFIG = 78  # sysexits.h EX_CONFIG
-TRACE_LEVEL = 5  # uvicorn's "trace", below DEBUG
 
 app = typer.Typer(
     name="chronicle",
@@ -61,8 +61,19 @@ def serve(
         f"Chronicle serving GraphiQL at http://{shown_host}:{settings.port}/graphql "
         f"(store: {settings.database.describe()})"
     )
-    _configure_logging(settings.log_level)
-    uvicorn.run(web, host=settings.host, port=settings.port, log_level=settings.log_level)
+    _configure_logging(settings)
+    # SIGTERM: uvicorn stops accepting, lets in-flight requests finish for up to
+    # CHRONICLE_SHUTDOWN_TIMEOUT seconds (then cancels them; WebSocket subscriptions are
+    # closed), runs the lifespan shutdown (closes the store) and exits.
+    uvicorn.run(
+        web,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        log_config=None,  # our handler (api.observability) formats uvicorn's lines too
+        access_log=False,  # RequestContext writes one `request` line per request, with its id
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
+    )
 
 
 @app.command()
@@ -82,11 +93,21 @@ def worker(
         runner.views.tracking()  # fail fast on a bad configuration
     except ConfigError as exc:
         _config_error(exc)
-    _configure_logging(settings.log_level)
+    _configure_logging(settings)
+    log = logging.getLogger("chronicle.worker")
+
+    def stop(signum: int, _: object) -> None:
+        # Only sets a flag: the batch being projected commits (rows and tracking together),
+        # then the loop ends and the connections are closed.
+        log.info("%s received: stopping after the current batch", signal.Signals(signum).name)
+        runner.stopping.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: runner.stopping.set())
+        signal.signal(sig, stop)
     typer.echo(f"Chronicle worker following {settings.database.describe()}")
+    log.info("worker started", extra={"store": settings.database.describe(), "batch_size": batch_size})
     runner.run()
+    log.info("worker stopped", extra={"events": runner.events})
     typer.echo(f"Chronicle worker stopped after {runner.events} events")
 
 
@@ -131,10 +152,10 @@ def rebuild(
 register_exports(app)  # chronicle demo / export / import (api/exports/cli.py)
 
 
-def _configure_logging(level_name: str) -> None:
-    """Chronicle's own loggers (``chronicle.*``) follow CHRONICLE_LOG_LEVEL; uvicorn configures its own."""
-    level = TRACE_LEVEL if level_name == "trace" else logging.getLevelName(level_name.upper())
-    logging.basicConfig(level=level, format="%(levelname)s:     %(name)s: %(message)s")
+def _configure_logging(settings: Settings) -> None:
+    """Once per process: every logger (Chronicle's and uvicorn's) at CHRONICLE_LOG_LEVEL, one line
+    per record on stderr, as JSON or text (CHRONICLE_LOG_FORMAT; see api/observability.py)."""
+    configure_logging(settings.log_level, settings.log_format)
 
 
 def _config_error(exc: ConfigError) -> NoReturn:

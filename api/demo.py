@@ -365,7 +365,7 @@ def create_demo(app: ChronicleApplication) -> UUID:
     )
     s.fact("ShortRestTaken", {"participants": ["traze", "kaelen", "mira"], "minutes": 10})
     for who in ("traze", "kaelen", "mira"):
-        s.fact("HealingSurgeSpent", {"creature": who, "cause": "short rest"})
+        s.fact("HealingSurgeSpent", {"creature": who, "cause": "short_rest"})
     s.fact("NoteAdded", {"text": "The party camps in the relay's generator room until the storm passes."})
     s.fact("TimeAdvanced", {"minutes": 600})
     s.fact("ExtendedRestTaken", {"participants": ["traze", "kaelen", "mira"], "hours": 8})

@@ -10,33 +10,41 @@ Routes:
   (``graphql-transport-ws`` only: the legacy ``graphql-ws`` protocol breaks mutations in
   common clients);
 - ``/healthz``: liveness, never touches the store: 200 ``{"status": "ok"}``;
-- ``/readyz``: readiness, a cheap store query: 200 ``{"status": "ready"}``, or 503
-  ``{"status": "not ready", "reason": ...}``.
+- ``/readyz``: readiness: the store answers a cheap query and, where read models exist
+  (SQLite, PostgreSQL), they are at most ``CHRONICLE_READY_MAX_LAG`` facts behind the store
+  head: 200 ``{"status": "ready", "projection_lag": N}``, or 503
+  ``{"status": "not ready", "reason": ...}``;
+- ``/metrics``: Prometheus text format (``api.observability``).
 
-eventsourcing is synchronous, so every store call runs in a worker thread, never on the
-event loop.
+Every request gets a request id (``X-Request-ID``, echoed; on every log line of the request).
+
+eventsourcing is synchronous, so every store call runs in a worker thread (anyio's pool,
+40 threads by default), never on the event loop: ``/healthz`` answers while mutations wait
+on the database (``tests/integration/test_ops_observability.py`` shows it).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from strawberry.fastapi import GraphQLRouter
 
-from api import views
+from api import observability, views
 from api.application import ChronicleApplication
 from api.graphql.router import BodySizeLimit, graphql_router
 from api.schema import server_version
 from api.settings import Settings
 from api.store import check_store, open_application
+from projections.storage import ViewStore
 
-__all__ = ["create_app"]
+__all__ = ["ProjectionLag", "create_app"]
 
 logger = logging.getLogger("chronicle.http")
 
@@ -55,6 +63,7 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
         try:
             yield
         finally:
+            await run_in_threadpool(lag.close)
             if projections is not None:
                 await run_in_threadpool(projections.close)
             if owned:
@@ -63,10 +72,13 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     app = FastAPI(title="Chronicle", version=server_version(), lifespan=lifespan)
     app.state.settings = settings
     app.state.application = chronicle
+    lag = ProjectionLag(settings)
+    app.state.projection_lag = lag
 
     # GraphQL (api/graphql): schema built from the settings (limits, introspection), bearer-token
     # access, subscriptions over graphql-transport-ws only; bodies over the limit get 413.
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
     graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings)
     app.include_router(graphql, prefix="/graphql")
 
@@ -76,14 +88,74 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
         return {"status": "ok"}
 
     @app.get("/readyz", tags=["operations"], response_model=None)
-    async def readyz(request: Request) -> dict[str, str] | JSONResponse:
-        """Readiness: the store answers a cheap query."""
+    async def readyz(request: Request) -> dict[str, Any] | JSONResponse:
+        """Readiness: the store answers a cheap query and the read models are not too far behind."""
+        application = request.app.state.application
         try:
-            await run_in_threadpool(check_store, request.app.state.application)
+            await run_in_threadpool(check_store, application)
+            behind = await run_in_threadpool(lag.measure, application)
         except Exception as exc:  # any failure means "not ready"; the reason is reported and logged
             reason = " ".join(str(exc).split()) or type(exc).__name__
             logger.warning("readiness check failed: %s", reason)
             return JSONResponse({"status": "not ready", "reason": reason}, status_code=503)
-        return {"status": "ready"}
+        if behind is None:
+            return {"status": "ready"}
+        limit = settings.ready_max_lag
+        if limit and behind > limit:
+            reason = (
+                f"projection lag {behind} > CHRONICLE_READY_MAX_LAG {limit} "
+                "(is `chronicle worker` running?)"
+            )
+            logger.warning("readiness check failed: %s", reason)
+            return JSONResponse(
+                {"status": "not ready", "reason": reason, "projection_lag": behind}, status_code=503
+            )
+        return {"status": "ready", "projection_lag": behind}
+
+    @app.get("/metrics", tags=["operations"], response_class=Response)
+    async def metrics(request: Request) -> Response:
+        """Prometheus metrics (text exposition format)."""
+        try:
+            behind = await run_in_threadpool(lag.measure, request.app.state.application)
+        except Exception:  # a scrape must not fail because the store is away; readiness reports it
+            behind = -1
+        observability.PROJECTION_LAG.set(-1 if behind is None else behind)
+        return Response(observability.metrics_text(), media_type=observability.CONTENT_TYPE_LATEST)
 
     return app
+
+
+class ProjectionLag:
+    """How many facts the read models are behind the store head; ``None`` without read models
+    (the in-memory store). Keeps one view-store connection, reopened after an error."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._views: ViewStore | None = None
+        self._lock = threading.Lock()
+
+    def measure(self, application: ChronicleApplication) -> int | None:
+        if self.settings.database.kind == "memory":
+            return None
+        head = application.recorder.max_notification_id() or 0
+        with self._lock:
+            try:
+                if self._views is None:
+                    self._views = views.open_views(self.settings)
+                tracked = self._views.tracking_position()
+            except Exception:
+                self._close()
+                raise
+        return max(0, head - tracked)
+
+    def _close(self) -> None:
+        views_, self._views = self._views, None
+        if views_ is not None:
+            try:
+                views_.close()
+            except Exception:  # closing a broken connection may fail too; it is being dropped
+                logger.debug("error closing the view store", exc_info=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()

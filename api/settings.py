@@ -14,6 +14,11 @@ CHRONICLE_GRAPHQL_MAX_ALIASES        30                                most alia
 CHRONICLE_GRAPHQL_MAX_TOKENS         5000                              most tokens in one GraphQL document
 CHRONICLE_MAX_BODY_BYTES             1048576                           largest request body (else 413)
 CHRONICLE_SUBSCRIPTION_POLL_SECONDS  1.0                               subscriptions poll the store this often
+CHRONICLE_LOG_FORMAT                 json                              json (one object per line) or text
+CHRONICLE_READY_MAX_LAG              1000                              /readyz: most facts the read models may
+                                                                       be behind the store (0: not checked)
+CHRONICLE_SHUTDOWN_TIMEOUT           20                                seconds in-flight requests get after
+                                                                       SIGTERM
 ===================================  ================================  =======================================
 
 ``CHRONICLE_DATABASE_URL`` takes one of:
@@ -69,12 +74,19 @@ GRAPHQL_MAX_ALIASES = PREFIX + "GRAPHQL_MAX_ALIASES"
 GRAPHQL_MAX_TOKENS = PREFIX + "GRAPHQL_MAX_TOKENS"
 MAX_BODY_BYTES = PREFIX + "MAX_BODY_BYTES"
 SUBSCRIPTION_POLL_SECONDS = PREFIX + "SUBSCRIPTION_POLL_SECONDS"
+LOG_FORMAT = PREFIX + "LOG_FORMAT"
+READY_MAX_LAG = PREFIX + "READY_MAX_LAG"
+SHUTDOWN_TIMEOUT = PREFIX + "SHUTDOWN_TIMEOUT"
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_LOG_LEVEL = "info"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+DEFAULT_LOG_FORMAT = "json"
+LOG_FORMATS = ("json", "text")
+DEFAULT_READY_MAX_LAG = 1000
+DEFAULT_SHUTDOWN_TIMEOUT = 20.0
 
 _SCHEME_HINT = "use sqlite:///path or postgresql://..."
 _POSTGRES_PARAMS = ("schema", "connect_timeout")
@@ -224,6 +236,21 @@ def _parse_seconds(variable: str, raw: str) -> float:
     return value
 
 
+def _parse_log_format(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in LOG_FORMATS:
+        raise ConfigError(LOG_FORMAT, f"unknown log format {raw!r} (use one of: {', '.join(LOG_FORMATS)})")
+    return value
+
+
+def _parse_lag(raw: str) -> int:
+    if not raw.strip().isdigit() or int(raw) > 1 << 31:
+        raise ConfigError(
+            READY_MAX_LAG, f"must be a whole number from 0 (not checked) to {1 << 31}, got {raw!r}"
+        )
+    return int(raw)
+
+
 def _parse_log_level(raw: str) -> str:
     level = raw.strip().lower()
     if level not in LOG_LEVELS:
@@ -245,6 +272,9 @@ class Settings:
     graphql_max_tokens: int = 5000
     max_body_bytes: int = 1 << 20
     subscription_poll_seconds: float = 1.0
+    log_format: str = DEFAULT_LOG_FORMAT
+    ready_max_lag: int = DEFAULT_READY_MAX_LAG
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
     database: Database = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -263,6 +293,11 @@ class Settings:
         ):
             _parse_positive_int(variable, str(value))
         _parse_seconds(SUBSCRIPTION_POLL_SECONDS, str(self.subscription_poll_seconds))
+        object.__setattr__(self, "log_format", _parse_log_format(self.log_format))
+        if isinstance(self.ready_max_lag, bool) or not isinstance(self.ready_max_lag, int):
+            raise ConfigError(READY_MAX_LAG, f"must be an integer, got {self.ready_max_lag!r}")
+        _parse_lag(str(self.ready_max_lag))
+        _parse_seconds(SHUTDOWN_TIMEOUT, str(self.shutdown_timeout))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -286,6 +321,12 @@ class Settings:
                 graphql[name] = _parse_positive_int(variable, raw)
         if (raw := get(SUBSCRIPTION_POLL_SECONDS)) is not None:
             graphql["subscription_poll_seconds"] = _parse_seconds(SUBSCRIPTION_POLL_SECONDS, raw)
+        if (raw := get(LOG_FORMAT)) is not None:
+            graphql["log_format"] = _parse_log_format(raw)
+        if (raw := get(READY_MAX_LAG)) is not None:
+            graphql["ready_max_lag"] = _parse_lag(raw)
+        if (raw := get(SHUTDOWN_TIMEOUT)) is not None:
+            graphql["shutdown_timeout"] = _parse_seconds(SHUTDOWN_TIMEOUT, raw)
         return cls(
             database_url=get(DATABASE_URL) or DEFAULT_DATABASE_URL,
             host=get(HOST) or DEFAULT_HOST,

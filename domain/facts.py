@@ -43,6 +43,9 @@ def req(kind: str, **kw: Any) -> Field:
 
 
 MAX_TEXT = 2000
+# Why a healing surge was spent (HealingSurgeSpent v2). A power or consumable that heals through
+# a surge is recorded as HealingApplied with requires_surge; a surge spent on its own is one of these.
+SURGE_CAUSES = ("short_rest", "extended_rest", "power", "consumable", "other")
 ABILITIES = ("str", "con", "dex", "int", "wis", "cha")
 DEFENSES = ("ac", "fort", "ref", "will")
 
@@ -132,7 +135,12 @@ TABLE: dict[str, dict[str, Field]] = {
         "roll": opt("roll", None, nullable=True),
         "source": opt("str", ""),
     },
-    "HealingSurgeSpent": {"creature": req("str"), "cause": opt("str", "rest")},
+    # v2: ``cause`` is one of SURGE_CAUSES (v1: free text, default "rest"); ``note`` keeps any words.
+    "HealingSurgeSpent": {
+        "creature": req("str"),
+        "cause": opt("enum", "short_rest", choices=SURGE_CAUSES),
+        "note": opt("str", ""),
+    },
     "SecondWindUsed": {"creature": req("str")},
     "DeathSavingThrowRolled": {
         "creature": req("str"),
@@ -244,9 +252,40 @@ META_TYPES = frozenset(META)
 
 # Current payload version of each type. Bump it and add an upcaster when a
 # payload changes shape.
-VERSIONS: dict[str, int] = {name: 1 for name in SCHEMAS}
+VERSIONS: dict[str, int] = {name: 1 for name in SCHEMAS} | {"HealingSurgeSpent": 2}
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+# v1 causes as they were typed at tables (and by earlier clients), read as v2 causes.
+_V1_SURGE_CAUSES = {
+    "rest": "short_rest",  # v1's default: surges are spent on their own during a short rest
+    "short_rest": "short_rest",
+    "shortrest": "short_rest",
+    "extended_rest": "extended_rest",
+    "long_rest": "extended_rest",
+    "power": "power",
+    "consumable": "consumable",
+    "potion": "consumable",
+}
+
+
+def _surge_spent_v1_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    """HealingSurgeSpent v1 -> v2: free-text ``cause`` -> an enum plus a free-text ``note``.
+
+    Known wordings ("rest", "short rest", "Short-Rest", "long rest", "potion", ...) map to their
+    cause; anything else becomes ``other`` with the original words kept in ``note``, so nothing
+    said at the table is lost.
+    """
+    out = {k: v for k, v in payload.items() if k != "cause"}
+    raw = payload.get("cause", "rest")
+    text = raw.strip() if isinstance(raw, str) else ""
+    key = "_".join(text.lower().replace("-", " ").split())
+    cause = _V1_SURGE_CAUSES.get(key or "rest")
+    out["cause"] = cause or "other"
+    out["note"] = "" if cause else text
+    return out
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {("HealingSurgeSpent", 1): _surge_spent_v1_v2}
 
 
 def register(name: str, fields: dict[str, Field], *, version: int = 1) -> None:

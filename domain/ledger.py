@@ -680,15 +680,53 @@ class Ledger:
 
     def outcomes_as_recorded(self, seqs: list[int]) -> list[dict[str, Any] | None]:
         """Each fact's outcome as it was when it was recorded (for idempotent replays)."""
-        found: dict[int, dict[str, Any] | None] = {}
-        wanted = set(seqs)
+        found = {e.seq: outcome for e, outcome, _, _ in self.walk(min(seqs), max(seqs), RECORDED)}
+        return [found.get(s) for s in seqs]
+
+    def walk(
+        self, start: int, stop: int, view: str = CORRECTED
+    ) -> Iterator[tuple[Entry, dict[str, Any] | None, str | None, Any]]:
+        """Facts ``start``..``stop`` (inclusive), each with its outcome, its orphan reason and
+        the state after it (the live fold object: read it before advancing).
+
+        It folds from the nearest checkpoint, so reading a page of history or catching a
+        subscriber up costs the page, not the campaign. In the ``recorded`` view each fact's
+        outcome is the one the table saw when it was recorded: folded with only the
+        corrections made up to it.
+        """
+        self._catch_up()
+        start, stop = max(start, self.first_seq), min(stop, self.last_seq)
+        if start > stop:
+            return
+        i0 = start - self.first_seq
+        if view == CORRECTED:
+            res = self._res
+            n, state, orphans = self._start_point(start)
+            self._fold(state, orphans, n, i0, res)
+        elif view == RECORDED:
+            state, orphans = self.state_at(start - 1, RECORDED)
+            res = self.resolve(upto=start - 1)
+        else:
+            raise InvalidInput(f"unknown view {view!r}: use corrected or recorded", field="view")
+        got: list[tuple[dict[str, Any] | None, str | None]] = []
 
         def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
-            if e.seq in wanted:
-                found[e.seq] = outcome
+            got.append((outcome, orphan))
 
-        self.replay(sink, upto=max(seqs), view=RECORDED)
-        return [found.get(s) for s in seqs]
+        for i in range(i0, stop - self.first_seq + 1):
+            e = self.entries[i]
+            if view == RECORDED and e.type in catalogue.META_TYPES and (
+                self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested")
+            ):
+                # a correction changes what the table believed from here on
+                state, orphans = self.state_at(e.seq, RECORDED)
+                res = self.resolve(upto=e.seq)
+                yield e, None, None, state
+                continue
+            got.clear()
+            self._fold(state, orphans, i, i + 1, res, sink=sink)
+            outcome, orphan = got[0] if got else (None, None)
+            yield e, outcome, orphan, state
 
     def effective_payload(self, seq: int) -> dict[str, Any]:
         return self._payload(seq, self.resolution)

@@ -415,10 +415,13 @@ class Writer:
 
     def _HealingSurgeSpent(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["creature"], s)
+        # v2: an enum cause ("short_rest" -> "short rest") and free words in `note`.
+        why = p["cause"].replace("_", " ") if p["cause"] != "other" or not p.get("note") else ""
+        why = "; ".join(w for w in (why, p.get("note") or "") if w)
         if o is None:
-            return f"{who} spends a healing surge ({self.m.esc(p['cause'])})."
+            return f"{who} spends a healing surge ({self.m.esc(why)})."
         return (
-            f"{who} spends a healing surge ({self.m.esc(p['cause'])}): {o['hp_healed']} HP restored, "
+            f"{who} spends a healing surge ({self.m.esc(why)}): {o['hp_healed']} HP restored, "
             f"{o['surges_left']} surges left."
         )
 

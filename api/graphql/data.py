@@ -20,10 +20,10 @@ except ImportError:  # pragma: no cover
     FactStatus = None  # type: ignore[assignment,misc]
     narrate = None  # type: ignore[assignment]
 
-__all__ = ["FactRecord", "campaign_info", "changes_between", "facts_after", "history", "summary"]
+__all__ = ["FactRecord", "campaign_info", "changes_between", "facts_after", "fill", "history", "summary"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class FactRecord:
     campaign_id: UUID
     position: int
@@ -34,8 +34,9 @@ class FactRecord:
     recorded_at: str
     status: list[str]
     orphan_reason: str | None
-    outcome: dict[str, Any] | None
+    outcome: dict[str, Any] | None  # filled for the facts a response shows (``fill``)
     line: str
+    filled: bool = False
 
 
 def summary(app: ChronicleApplication, campaign_id: UUID, position: int | None, view: str) -> dict[str, Any]:
@@ -92,56 +93,68 @@ def _line(
 
 
 def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
-    """Every fact of the campaign in position order (position 1, the creation, included)."""
-    with app._lock(campaign_id):  # the ledger folds lazily: read it under the campaign's lock
-        campaign = app._load(campaign_id)
+    """Every fact of the campaign in position order (position 1, the creation, included).
+
+    Cheap: payloads and statuses only. The outcomes and narrated lines of the facts a
+    response actually shows are added by ``fill``, which folds just that stretch.
+    """
+    with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
-        outcomes: dict[int, dict[str, Any] | None] = {}
-
-        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
-            outcomes[e.seq] = outcome
-
-        ledger.replay(sink)
         orphans = ledger.orphans
-        names = (
-            {cid: c.name for cid, c in ledger.state.creatures.items()}
-            if hasattr(ledger.state, "creatures")
-            else {}
-        )
+        created = {"name": campaign.name, "ruleset": campaign.ruleset, "flags": dict(campaign.flags)}
         out = [
             FactRecord(
                 campaign_id,
                 1,
                 "CampaignCreated",
-                {"name": campaign.name, "ruleset": campaign.ruleset, "flags": dict(campaign.flags)},
-                {"name": campaign.name, "ruleset": campaign.ruleset, "flags": dict(campaign.flags)},
+                created,
+                created,
                 dict(campaign.meta),
                 campaign.created_on.isoformat(),
                 ["active"],
                 None,
                 None,
                 f"Campaign {campaign.name} created ({campaign.ruleset})",
+                filled=True,
             ),
         ]
         for e in ledger.entries:
-            status = ledger.status(e.seq)
-            payload = ledger.effective_payload(e.seq)
             out.append(
                 FactRecord(
                     campaign_id,
                     e.seq,
                     e.type,
-                    payload,
+                    ledger.effective_payload(e.seq),
                     e.payload,
                     dict(e.meta),
                     e.timestamp,
-                    status,
+                    ledger.status(e.seq),
                     orphans.get(e.seq),
-                    outcomes.get(e.seq),
-                    _line(ledger, e, payload, outcomes.get(e.seq), status, orphans.get(e.seq), names),
+                    None,
+                    "",
                 )
             )
         return out
+
+
+def fill(app: ChronicleApplication, campaign_id: UUID, records: list[FactRecord]) -> None:
+    """Give these records their outcomes and narrated lines, folding only the stretch they span."""
+    todo = {r.position: r for r in records if not r.filled}
+    if not todo:
+        return
+    with app.reading(campaign_id) as campaign:
+        ledger = campaign.ledger
+        names = (
+            {cid: c.name for cid, c in ledger.state.creatures.items()}
+            if hasattr(ledger.state, "creatures")
+            else {}
+        )
+        for e, outcome, orphan, _ in ledger.walk(min(todo), max(todo)):
+            r = todo.get(e.seq)
+            if r is not None:
+                r.outcome = outcome
+                r.line = _line(ledger, e, r.payload, outcome, r.status, orphan, names)
+                r.filled = True
 
 
 def changes_between(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -165,34 +178,29 @@ def facts_after(
     """Facts after a position, each with its outcome as recorded and the state changes it made.
 
     The stream's view is ``recorded``: a fact's changes are the difference between the state
-    the table saw just before it and just after it (a correction shows its effect).
+    the table saw just before it and just after it (a correction shows its effect). The walk
+    starts from the nearest checkpoint, so catching up costs the facts sent, not the campaign.
     """
-    with app._lock(campaign_id):
-        campaign = app._load(campaign_id)
+    with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
-        last = ledger.last_seq
         start = max(after + 1, ledger.first_seq)
-        seqs = list(range(start, min(last, start + limit - 1) + 1))
-        if not seqs:
+        stop = min(ledger.last_seq, start + limit - 1)
+        if start > stop:
             return []
-        outcomes = ledger.outcomes_as_recorded(seqs)
         rules = ledger.ruleset
-        prev_seq = seqs[0] - 1
-        prev = rules.summary(ledger.state_at(prev_seq, RECORDED)[0])["creatures"] if prev_seq >= 1 else {}
+        prev = rules.summary(ledger.state_at(start - 1, RECORDED)[0])["creatures"]
         out = []
-        for seq, outcome in zip(seqs, outcomes, strict=True):
-            state, orphans = ledger.state_at(seq, RECORDED)
+        for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
             now = rules.summary(state)["creatures"]
-            e = ledger.entry(seq)
             out.append(
                 {
-                    "position": seq,
+                    "position": e.seq,
                     "type": e.type,
                     "payload": e.payload,
                     "meta": dict(e.meta),
                     "recorded_at": e.timestamp,
                     "outcome": outcome,
-                    "orphan_reason": orphans.get(seq),
+                    "orphan_reason": orphan,
                     "changes": changes_between(prev, now),
                 }
             )

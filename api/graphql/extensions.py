@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from graphql.error import GraphQLError
+from graphql.language import FieldNode, OperationDefinitionNode
+from starlette.websockets import WebSocket
 from strawberry.extensions import (
     DisableIntrospection,
     MaskErrors,
@@ -17,6 +20,7 @@ from strawberry.extensions import (
 )
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 
+from api import observability
 from api.graphql.context import CACHE, request_id
 from api.graphql.errors import ChronicleError
 
@@ -30,14 +34,52 @@ def expected(error: GraphQLError) -> bool:
 
 
 class FreshCache(SchemaExtension):
-    """Each operation (also each one on a WebSocket connection) starts with empty read caches."""
+    """Each operation (also each one on a WebSocket connection) starts with empty read caches.
+
+    Its request id is the HTTP request's (``api.observability.RequestContext``: the one in the
+    ``X-Request-ID`` response header and on the request's log lines); each operation on a
+    WebSocket connection gets its own, set for its log lines too.
+    """
 
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context.context
         if isinstance(context, dict):
             context[CACHE] = {}
-            context.pop("request_id", None)
+            rid = observability.current_request_id()
+            if rid is None or isinstance(context.get("request"), WebSocket):
+                rid = observability.new_request_id()
+                observability.REQUEST_ID.set(rid)
+            context["request_id"] = rid
         yield
+
+
+class OperationMetrics(SchemaExtension):
+    """Counts and times every operation by name (else its root fields) and type (``/metrics``)."""
+
+    def on_operation(self) -> Iterator[None]:
+        began = time.perf_counter()
+        yield
+        ec = self.execution_context
+        try:
+            kind = ec.operation_type.value
+        except Exception:  # unparsable or ambiguous document
+            kind = "invalid"
+        try:
+            name = ec.operation_name or _root_fields(ec.graphql_document)
+        except Exception:
+            name = None
+        failed = bool(ec.pre_execution_errors) or bool(ec.result is not None and ec.result.errors)
+        observability.observe_graphql(name, kind, not failed, time.perf_counter() - began)
+
+
+def _root_fields(document: Any) -> str | None:
+    if document is None:
+        return None
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            names = [f.name.value for f in definition.selection_set.selections if isinstance(f, FieldNode)]
+            return "+".join(sorted(set(names))[:4]) or None
+    return None
 
 
 class MaskUnexpectedErrors(MaskErrors):
@@ -84,6 +126,7 @@ def extensions(
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
     found: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         FreshCache,
+        OperationMetrics,
         lambda: QueryDepthLimiter(max_depth=max_depth, should_ignore=_ignore_introspection),
         lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),

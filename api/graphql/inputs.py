@@ -51,6 +51,15 @@ class TurnAction(enum.Enum):
     MINOR = "minor"
 
 
+@strawberry.enum(description="Why a healing surge was spent on its own.")
+class HealingSurgeCause(enum.Enum):
+    SHORT_REST = "short_rest"
+    EXTENDED_REST = "extended_rest"
+    POWER = "power"
+    CONSUMABLE = "consumable"
+    OTHER = "other"
+
+
 @strawberry.enum
 class TieBreakMethod(enum.Enum):
     BONUS = "bonus"
@@ -333,7 +342,8 @@ class CharacterInput(MutationInput):
 @strawberry.input
 class SpendHealingSurgeInput(MutationInput):
     character_id: strawberry.ID
-    cause: str = "rest"
+    cause: HealingSurgeCause = HealingSurgeCause.SHORT_REST
+    note: str = strawberry.field(default="", description="Free words, e.g. what the power was.")
 
 
 @strawberry.input

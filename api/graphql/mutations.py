@@ -480,7 +480,8 @@ def p_temp_hp(i: I.GrantTemporaryHitPointsInput, look: Look) -> Plan:
 
 def p_surge(i: I.SpendHealingSurgeInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    return one("HealingSurgeSpent", {"creature": c, "cause": i.cause}, ACTORS, {c}, [c])
+    payload = {"creature": c, "cause": i.cause.value, "note": i.note}
+    return one("HealingSurgeSpent", payload, ACTORS, {c}, [c])
 
 
 def p_second_wind(i: I.CharacterInput, look: Look) -> Plan:

@@ -8,7 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.graphql import context as ctx
-from api.graphql import ids
+from api.graphql import data, ids
 from api.graphql.errors import ChronicleError
 from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, Node, load_campaign
 
@@ -76,6 +76,7 @@ class Query:
                 return None
             records = await ctx.history(info, cid)
             found = [r for r in records if r.position == int(local)]
+            await ctx.call(data.fill, ctx.app_of(info), cid, found)
             return Fact.build(found[0]) if found else None
         if type_name == "AccessToken":
             if not who.is_gm:

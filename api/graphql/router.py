@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
+from api import observability
 from api.application import ChronicleApplication
 from api.auth import AccessControl
 from api.graphql.events import Broadcaster
@@ -28,7 +28,7 @@ def graphql_router(application: ChronicleApplication, settings: Settings) -> Gra
             "settings": settings,
             "access": access,
             "broadcaster": broadcaster,
-            "request_id": uuid.uuid4().hex[:16],
+            "request_id": observability.current_request_id() or observability.new_request_id(),
         }
 
     return GraphQLRouter(

@@ -23,6 +23,7 @@ from api.graphql import context as ctx
 from api.graphql import data, ids
 from api.graphql.errors import ChronicleError
 from api.graphql.types import CharacterChange, DiceRoll, character_changes, rolls_in
+from api.observability import SUBSCRIPTIONS
 
 
 @strawberry.type(description="One fact as it streamed: its outcome and the state changes it made.")
@@ -76,6 +77,7 @@ class Subscription:
         poll = float(info.context["settings"].subscription_poll_seconds)
         token = ctx.bearer(info.context)
         wake = broadcaster.subscribe(cid)
+        SUBSCRIPTIONS.inc()
         try:
             while True:
                 wake.clear()
@@ -91,4 +93,5 @@ class Subscription:
                 if token is None or await ctx.call(ctx.access_of(info).authenticate, token) is None:
                     raise ChronicleError("UNAUTHENTICATED", "the token was revoked")
         finally:
+            SUBSCRIPTIONS.dec()
             broadcaster.unsubscribe(cid, wake)

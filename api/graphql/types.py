@@ -878,6 +878,7 @@ class Campaign(Node):
         if self.at_ is not None:
             records = [r for r in records if r.position <= self.at_]
         page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        await ctx.call(data.fill, ctx.app_of(info), self.campaign_id_, page)
         return FactConnection(
             edges=[FactEdge(cursor=encode_cursor(r.position), node=Fact.build(r)) for r in page],
             page_info=page_info,
@@ -898,6 +899,7 @@ class Campaign(Node):
         if self.at_ is not None:
             records = [r for r in records if r.position <= self.at_]
         page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        await ctx.call(data.fill, ctx.app_of(info), self.campaign_id_, page)
         return LogLineConnection(
             edges=[
                 LogLineEdge(

@@ -79,6 +79,7 @@ class Played:
     t: Table
     after: dict[int, dict[str, Any]] = field(default_factory=dict)  # position -> summary right after it
     table_facts: list[int] = field(default_factory=list)  # positions of accepted table facts
+    outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # position -> what the command said
     refusals: int = 0
 
 
@@ -148,6 +149,7 @@ def play(campaign: dict[str, Any]) -> Played:
             assert (t.position, t.store_max()) == (position, stored), "a refused command stored something"
             continue
         played.after[r.position] = t.summary()
+        played.outcomes[r.position] = r.outcome
         played.table_facts.append(r.position)
     return played
 
@@ -328,3 +330,29 @@ def test_the_generator_reaches_dying_death_saves_and_orphans() -> None:
     assert (now["c0"]["life"], now["c0"]["death_save_failures"], now["c1"]["life"]) == ("dying", 2, "dead")
     p.t.app.revoke(p.t.cid, p.table_facts[0], "never hit")
     assert list(p.t.orphans()) == [str(p.table_facts[1]), str(p.table_facts[3])]
+
+
+@SETTINGS
+@given(campaigns(), st.data())
+def test_walking_a_range_tells_each_fact_what_a_full_fold_and_the_table_saw(campaign: dict[str, Any],
+                                                                           data: Any) -> None:
+    """A page of history read from the nearest checkpoint says what a fold from the start says
+    (corrected view), and what the command answered when it was recorded (recorded view) --
+    also after corrections made later."""
+    p = play(campaign)
+    t = p.t
+    if not p.table_facts:
+        return
+    for position in data.draw(st.lists(st.sampled_from(p.table_facts), unique=True, max_size=3)):
+        t.app.revoke(t.cid, position, "property")
+    ledger = t.ledger
+    full: dict[int, Any] = {}
+    ledger.replay(lambda e, outcome, orphan: full.__setitem__(e.seq, (outcome, orphan)))
+    start = data.draw(st.integers(ledger.first_seq, ledger.last_seq))
+    stop = data.draw(st.integers(start, ledger.last_seq))
+    walked = {e.seq: (outcome, orphan) for e, outcome, orphan, _ in ledger.walk(start, stop)}
+    assert walked == {s: full[s] for s in range(start, stop + 1)}
+    recorded = {e.seq: outcome for e, outcome, _, _ in ledger.walk(start, stop, "recorded")}
+    for position in range(start, stop + 1):
+        if position in p.outcomes:
+            assert recorded[position] == p.outcomes[position], position
