@@ -350,6 +350,27 @@ class ChronicleApplication(Application[UUID]):
     def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
         return self.record(campaign_id, "TimeAdvanced", {"minutes": minutes})
 
+    def pending_rolls(self, campaign_id: UUID) -> list[tuple[str, dict[str, Any]]]:
+        """The rolls the current turn owes before it can end (saves, a dying creature's death save)."""
+        with self.reading(campaign_id) as campaign:
+            ledger = campaign.ledger
+            owed = getattr(ledger.ruleset, "pending_rolls", None)
+            return list(owed(ledger.state)) if owed else []
+
+    def end_turn(self, campaign_id: UUID, encounter_id: str, faces: dict[str, int] | None = None) -> Recorded:
+        """End the current turn, first rolling what it owes (server dice, or ``faces`` by effect
+        id, ``"death"`` for a death save), in the order owed, as one table action."""
+        faces = faces or {}
+        items: list[tuple[str, dict[str, Any]]] = []
+        for fact_type, payload in self.pending_rolls(campaign_id):
+            key = payload.get("effect_id", "death")
+            face = faces.get(key)
+            items.append(
+                (fact_type, {**payload, "roll": self.roll("1d20", faces=None if face is None else [face])})
+            )
+        items.append(("TurnEnded", {"encounter_id": encounter_id}))
+        return self.record_many(campaign_id, items)
+
     def spend_action_point(self, campaign_id: UUID, creature: str, use: str = "extra_standard") -> Recorded:
         return self.record(campaign_id, "ActionPointSpent", {"creature": creature, "use": use})
 

@@ -175,9 +175,7 @@ class CampaignGenerator:
     def _turn(self, eid: str, cid: str, party: list[str], monsters: list[str]) -> None:
         rng = self.rng
         c = self._state.creatures[cid]
-        if c.life == "dying":
-            self._try("DeathSavingThrowRolled", {"creature": cid, "roll": self._d("1d20")})
-        elif c.life == "active":
+        if c.life == "active":
             foes = [
                 f for f in (monsters if cid in party else party) if self._state.creatures[f].life != "dead"
             ]
@@ -185,12 +183,9 @@ class CampaignGenerator:
                 self._try("SecondWindUsed", {"creature": cid})
             elif foes:
                 self._attack(cid, foes)
-            for e in list(self._state.creatures[cid].effects):
-                if e["duration"].get("kind") == "save_ends" and not e.get("pending"):
-                    self._try(
-                        "SavingThrowRolled",
-                        {"creature": cid, "effect_id": e["effect_id"], "roll": self._d("1d20")},
-                    )
+        # the end of the turn: whatever it owes (saves, a dying creature's death save), in order
+        for fact_type, payload in self.ledger.ruleset.pending_rolls(self._state):
+            self._try(fact_type, {**payload, "roll": self._d("1d20")})
         self._try("TurnEnded", {"encounter_id": eid})
 
     def _attack(self, attacker: str, foes: list[str]) -> None:

@@ -306,12 +306,15 @@ def p_tie(i: I.BreakInitiativeTieInput, look: Look) -> Plan:
 
 
 def p_end_turn(i: I.EncounterInput, look: Look) -> Plan:
+    """The rolls the turn still owes (saves, a death save) are rolled by the server first, in
+    one table action with the end of the turn. To choose the order or enter physical dice,
+    roll them with rollSavingThrow / rollDeathSave before ending the turn."""
     eid = look.encounter(i.encounter_id)
     enc = look.state["encounters"].get(eid)
     current = enc.get("turn_of") if enc else None
-    return one(
-        "TurnEnded",
-        {"encounter_id": eid},
+    owed = [(t, {**p, "roll": look.roll(None, "1d20")}) for t, p in look.app.pending_rolls(look.campaign_id)]
+    return Plan(
+        [*owed, ("TurnEnded", {"encounter_id": eid})],
         ACTORS,
         {current} if current else set(),
         [current] if current else [],

@@ -542,6 +542,8 @@ def test_sw_47_only_highest_ongoing_per_type_across_turns_with_saves(t: Table) -
     refused(t, "NOT_FOUND", "SavingThrowRolled", creature="b", effect_id=fire10, roll=d20(12))
     assert rec(t, "SavingThrowRolled", creature="b", effect_id=poison, roll=d20(9))["success"] is False
     refused(t, "ALREADY_SAVED", "SavingThrowRolled", creature="b", effect_id=poison, roll=d20(19))
+    refused(t, "ROLLS_PENDING", "TurnEnded", encounter_id=ENC)  # C1.2: every save-ends effect is saved
+    assert rec(t, "SavingThrowRolled", creature="b", effect_id=fire5, roll=d20(3))["success"] is False
     end_turn(t)
     out = end_turn(t)  # b's next turn: the other fire effect (5) now applies, and the poison
     ticks = {x["type"]: x for x in out["turns"][-1]["ongoing_damage"]}
@@ -648,6 +650,21 @@ def test_b_sw_8_dying_pc_death_saves_across_three_rounds_then_dead(make_table: A
     assert t.c("hero")["life"] == "dead"
     out = end_turn(t)  # a ends; the dead hero's turn is skipped
     assert out["turn_of"] == "a" and out["round_now"] == 5
+
+
+def test_b_sw_8_a_dying_turn_owes_exactly_one_death_save_before_it_ends(make_table: Any) -> None:
+    t: Table = make_table()
+    creature(t, "hero", kind="pc")
+    creature(t, "a")
+    start(t, {"a": 20, "hero": 10})
+    t.app.deal_damage(t.cid, "hero", amount=40 + 12 + 1)
+    end_turn(t)
+    assert enc(t)["turn_of"] == "hero"
+    refused(t, "ROLLS_PENDING", "TurnEnded", encounter_id=ENC)
+    t.app.death_save(t.cid, "hero", face=12)
+    refused(t, "ALREADY_ROLLED", "DeathSavingThrowRolled", creature="hero", roll=d20(20))
+    end_turn(t)
+    assert enc(t)["turn_of"] == "a"
 
 
 def test_sw_6_a_creature_killed_by_ongoing_damage_at_turn_start_loses_its_turn(t: Table) -> None:

@@ -51,6 +51,10 @@ class StellarWinds:
         result: dict[str, Any] = handler(state, payload, ctx)
         return result
 
+    def pending_rolls(self, state: SWState) -> list[tuple[str, dict[str, Any]]]:
+        """Facts (without their dice) the current turn owes before it can end."""
+        return encounters.pending_rolls(state)
+
     # ---------------------------------------------------------------- views
     def creature_view(self, state: SWState, c: Creature) -> dict[str, Any]:
         flags = state.flags

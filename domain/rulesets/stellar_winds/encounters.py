@@ -365,6 +365,8 @@ def _begin_turn(state: SWState, enc: Encounter, cid: str, resume: bool) -> dict[
         out["regeneration"] = regen
     ended = []
     for other in _with_effects(state):
+        if not _anchored_to(other, cid):
+            continue
         ended += _drop(
             state,
             other,
@@ -438,6 +440,8 @@ def _end_steps(state: SWState, enc: Encounter, cid: str) -> dict[str, Any]:
     lapsed: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []
     for other in _with_effects(state):
+        if not _anchored_to(other, cid):
+            continue  # both kinds below end only effects anchored to this creature's turn
         lapsed += _drop(
             state,
             other,
@@ -469,6 +473,15 @@ def _with_effects(state: SWState) -> list[Creature]:
     return state.with_effects()
 
 
+def _anchored_to(c: Creature, cid: str) -> bool:
+    """Whether any of ``c``'s effects is timed by ``cid``'s turns (a cheap pre-check: in a long
+    campaign most creatures holding effects are not anchored to the creature whose turn it is)."""
+    for e in c.effects:
+        if e["duration"].get("anchor") == cid:
+            return True
+    return False
+
+
 def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
     ids = {e["effect_id"] for e in c.effects if pred(e)} if c.effects else set()
     if ids:
@@ -483,12 +496,53 @@ def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -
     )
 
 
+def pending_rolls(state: SWState) -> list[tuple[str, dict[str, Any]]]:
+    """The rolls still owed at the end of the current turn (SW-10 step a, B-SW-8): a saving
+    throw against each save-ends effect not yet saved against this turn, and a dying
+    creature's death save. Each is a fact the table records before ``TurnEnded``."""
+    enc = state.encounter
+    cid = enc.current if enc is not None else None
+    if cid is None:
+        return []
+    c = state.creatures[cid]
+    if c.life == "dead":
+        return []
+    saved = enc.turn_log.get("saved", ())
+    owed: list[tuple[str, dict[str, Any]]] = [
+        ("SavingThrowRolled", {"creature": cid, "effect_id": e["effect_id"]})
+        for e in c.effects
+        if e["duration"].get("kind") == "save_ends" and not e.get("pending") and e["effect_id"] not in saved
+    ]
+    if (
+        c.life == "dying"
+        and c.makes_death_saves
+        and state.flags["sw.death_save_timing"] == "end_of_own_turn"
+        and not enc.turn_log.get("death_save")
+    ):
+        owed.append(("DeathSavingThrowRolled", {"creature": cid}))
+    return owed
+
+
 def turn_ended(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """SW-10 for the creature whose turn it is, then the next creature's start of turn (SW-7)."""
+    """SW-10 for the creature whose turn it is, then the next creature's start of turn (SW-7).
+
+    The turn cannot end while a roll it owes is missing (C1.2: TurnEnded validates that every
+    save-ends effect received its save; B-SW-8: the dying creature's death save)."""
     enc = _encounter(state, p["encounter_id"], running=True)
     cid = enc.current
     if cid is None:
         raise RuleViolation("no creature has a turn now", field="encounter_id", code="NO_TURN")
+    owed = pending_rolls(state)
+    require(
+        not owed,
+        "the turn still owes "
+        + ", ".join(f"a saving throw against {x['effect_id']}" if t == "SavingThrowRolled" else "a death save"
+                    for t, x in owed)
+        + " (SW-10)",
+        "ROLLS_PENDING",
+        ctx,
+        "encounter_id",
+    )
     out: dict[str, Any] = {"ended": cid, "round": enc.round, **_end_steps(state, enc, cid)}
     report: dict[str, Any] = {"turns": []}
     _advance(state, enc, report)

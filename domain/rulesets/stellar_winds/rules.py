@@ -243,6 +243,11 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     require(c.makes_death_saves, f"{c.name} makes no death saves (B-SW-13)", "NOT_ALLOWED", ctx)
     if state.flags["sw.death_save_timing"] == "end_of_own_turn":
         in_turn(state, c, ctx, "a death saving throw is rolled at the end of the creature's turn:")
+    enc = state.encounter
+    own_turn = enc is not None and enc.current == c.id
+    if own_turn:
+        require(not enc.turn_log.get("death_save"), f"{c.name} has already rolled its death save this turn",
+                "ALREADY_ROLLED", ctx)
     natural = dice.natural(p["roll"])
     mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
     total = dice.roll_total(p["roll"]) + mods
@@ -265,6 +270,8 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         outcome.update(dmg.heal(state, c, c.surge_value, magical=False))
     else:
         outcome["result"] = "20 or higher, but no surge left: no change"
+    if own_turn:
+        enc.turn_log["death_save"] = True
     outcome["death_save_failures"] = c.death_fails
     outcome["life_after"] = c.life
     return outcome
