@@ -364,6 +364,36 @@ class AccessControl:
             return Issued(tid, token, False)
         raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
 
+    def grant_gm(self, campaign_id: UUID, label: str = "GM (command line)") -> str:
+        """A new GM token for a campaign made outside GraphQL (``chronicle demo``, ``chronicle
+        import``) or whose GM lost every token: the operator's way in. Only its hash is kept."""
+        self.app.campaign(campaign_id)  # NOT_FOUND for a campaign that does not exist
+        for _attempt in range(MAX_ATTEMPTS):
+            access = self._load(campaign_id)
+            if access is None:
+                access = CampaignAccess(campaign_id=str(campaign_id))
+            tid = "gm" if not access.tokens else f"gm-{secrets.token_hex(4)}"
+            salt = secrets.token_hex(8)
+            token = _token(campaign_id, tid, _secret(None, campaign_id, tid, salt))
+            access.issue(
+                token_id=tid,
+                token_hash=hash_token(token),
+                role=GM,
+                characters=[],
+                label=label,
+                salt=salt,
+                key_hash="",
+                request_hash="",
+                issued_at=_now(),
+            )
+            try:
+                self.app.save(access)
+            except IntegrityError:
+                self._forget(campaign_id)
+                continue
+            return token
+        raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
+
     def revoke(self, campaign_id: UUID, token_id: str) -> tuple[dict[str, Any], bool]:
         """Revoke a token; revoking a revoked token is a harmless repeat (replayed=True)."""
         for _attempt in range(MAX_ATTEMPTS):

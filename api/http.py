@@ -38,6 +38,8 @@ from strawberry.fastapi import GraphQLRouter
 
 from api import observability, views
 from api.application import ChronicleApplication
+from api.auth import AccessControl
+from api.exports.http import router as exports_router
 from api.graphql.router import BodySizeLimit, graphql_router
 from api.schema import server_version
 from api.settings import Settings
@@ -81,6 +83,9 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
     graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings)
     app.include_router(graphql, prefix="/graphql")
+    # Streamed downloads of the campaign log (api/exports): same bearer tokens as GraphQL.
+    app.state.access = AccessControl(chronicle)
+    app.include_router(exports_router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from api.application import ChronicleApplication
+from api.auth import AccessControl
 from api.exports import service
 from api.exports.jsonl import ImportRefused
 from api.settings import ConfigError, Settings
@@ -51,9 +52,11 @@ def demo() -> None:
     settings, app = _open()
     try:
         cid = create_demo(app)
+        token = AccessControl(app).grant_gm(cid)
     finally:
         app.close()
     typer.echo(f"Demo campaign {cid} recorded on {settings.database.describe()}")
+    typer.echo(f"GM token (shown once; keep it): {token}")
     typer.echo(f"Read it: chronicle export {cid} --format html -o demo.html")
 
 
@@ -129,13 +132,29 @@ def import_(
                 _fail(f"import refused, nothing stored: {file}: {exc}", EXIT_DATAERR)
             writing = bar.add_task(f"storing {len(checked.facts)} facts", total=None)
             cid = app.import_campaign(checked.header, checked.facts)
+            token = AccessControl(app).grant_gm(cid)
             bar.update(writing, total=1, completed=1)
     finally:
         app.close()
     typer.echo(f"Imported {file} as campaign {cid} on {settings.database.describe()}")
+    typer.echo(f"GM token (shown once; keep it): {token}")
+
+
+def token(campaign_id: Annotated[UUID, typer.Argument(help="The campaign.")]) -> None:
+    """Mint a new GM token for a campaign (one made outside GraphQL, or whose GM lost theirs)."""
+    _settings, app = _open()
+    try:
+        try:
+            minted = AccessControl(app).grant_gm(campaign_id)
+        except DomainError as exc:
+            _fail(exc.message, EXIT_DATAERR)
+    finally:
+        app.close()
+    typer.echo(minted)
 
 
 def register(app: typer.Typer) -> None:
     app.command("demo")(demo)
     app.command("export")(export)
     app.command("import")(import_)
+    app.command("token")(token)

@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.application import ChronicleApplication
+from api.auth import AccessControl
 from api.exports import service
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
@@ -38,8 +39,25 @@ def _error(status: int, exc: DomainError) -> JSONResponse:
 
 
 async def authorize(campaign_id: UUID, request: Request) -> ChronicleApplication:
-    """The access check for every export endpoint. For now: the campaign must exist (else 404)."""
+    """The same access rule as the GraphQL API: a bearer token of this campaign, any role (the
+    GM, a player, a viewer may all export). No token: 401. A token of another campaign learns
+    nothing: the same 404 as a campaign that does not exist."""
     application: ChronicleApplication = request.app.state.application
+    access = getattr(request.app.state, "access", None)
+    if access is None:
+        access = request.app.state.access = AccessControl(application)
+    header = request.headers.get("authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    who = await run_in_threadpool(access.authenticate, token) if token else None
+    if who is None:
+        raise HTTPException(
+            401,
+            {"code": "UNAUTHENTICATED", "message": "a valid bearer token is required", "field": None},
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    not_found = {"code": "NOT_FOUND", "message": f"no campaign {campaign_id}", "field": "campaign"}
+    if who.campaign_id != campaign_id:
+        raise HTTPException(404, not_found)
     try:
         await run_in_threadpool(application.campaign, campaign_id)
     except DomainError as exc:

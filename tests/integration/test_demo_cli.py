@@ -38,3 +38,31 @@ def test_demo_export_import_export(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "nothing stored" in refused.output
     unknown = runner.invoke(app, ["export", cid, "--encounter", "nope"])
     assert unknown.exit_code == 66 and "no encounter 'nope'" in unknown.output
+
+
+def test_the_demo_prints_a_gm_token_that_opens_the_campaign(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from uuid import UUID
+
+    from api.auth import AccessControl
+    from api.settings import Settings
+    from api.store import open_application
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    monkeypatch.setenv("CHRONICLE_DATABASE_URL", url)
+    runner = CliRunner()
+    made = runner.invoke(app, ["demo"])
+    assert made.exit_code == 0, made.output
+    cid = UUID(re.search(r"Demo campaign ([0-9a-f-]{36})", made.output).group(1))  # type: ignore[union-attr]
+    token = re.search(r"GM token \(shown once; keep it\): (\S+)", made.output).group(1)  # type: ignore[union-attr]
+    minted = runner.invoke(app, ["token", str(cid)])
+    assert minted.exit_code == 0, minted.output
+    application = open_application(Settings(database_url=url))
+    try:
+        access = AccessControl(application)
+        for t in (token, minted.stdout.strip()):
+            who = access.authenticate(t)
+            assert who is not None and who.campaign_id == cid and who.is_gm
+    finally:
+        application.close()

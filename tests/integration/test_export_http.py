@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from api.application import ChronicleApplication
+from api.auth import AccessControl
 from api.demo import ENCOUNTER, create_demo
 from api.exports import service
 from api.exports.http import router
@@ -21,8 +22,32 @@ def client(memory_app: ChronicleApplication) -> Iterator[tuple[TestClient, UUID]
     web.state.application = memory_app
     web.include_router(router)
     cid = create_demo(memory_app)
-    with TestClient(web) as c:
+    viewer = AccessControl(memory_app)
+    gm = viewer.grant_gm(cid)
+    token = viewer.issue(cid, "viewer", [], "a reader", None).token  # a viewer may export
+    with TestClient(web, headers={"Authorization": f"Bearer {token}"}) as c:
+        c.gm_token = gm  # type: ignore[attr-defined]
         yield c, cid
+
+
+def test_exports_need_a_token_of_this_campaign(
+    client: tuple[TestClient, UUID], memory_app: ChronicleApplication
+) -> None:
+    c, cid = client
+    anonymous = c.get(f"/campaigns/{cid}/export.md", headers={"Authorization": ""})
+    assert anonymous.status_code == 401
+    assert (
+        c.get(f"/campaigns/{cid}/export.md", headers={"Authorization": "Bearer chr_bogus"}).status_code == 401
+    )
+    other = create_demo(memory_app)
+    other_gm = AccessControl(memory_app).grant_gm(other)
+    # a token of another campaign learns nothing: the same 404 as a campaign that does not exist
+    stranger = c.get(f"/campaigns/{cid}/export.md", headers={"Authorization": f"Bearer {other_gm}"})
+    missing = c.get(f"/campaigns/{uuid4()}/export.md", headers={"Authorization": f"Bearer {other_gm}"})
+    assert stranger.status_code == missing.status_code == 404
+    assert stranger.json() == {
+        "detail": {"code": "NOT_FOUND", "message": f"no campaign {cid}", "field": "campaign"}
+    }
 
 
 @pytest.mark.parametrize("fmt", service.FORMATS)
