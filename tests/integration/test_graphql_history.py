@@ -39,7 +39,9 @@ def test_history_pages_show_outcomes_and_lines_as_corrected() -> None:
             assert by_position[fact["position"]]["status"] == ["ACTIVE"]
 
         revoked_at = hits[0]["facts"][0]["position"]
-        out = g.mutate("revokeFact", {"campaignId": campaign, "position": revoked_at, "reason": "misread"}, gm)
+        out = g.mutate(
+            "revokeFact", {"campaignId": campaign, "position": revoked_at, "reason": "misread"}, gm
+        )
         assert out["userErrors"] == []
         page = g.ok(HISTORY, {"id": campaign, "after": cursor}, gm)["node"]["history"]["edges"]
         now = {e["node"]["position"]: e["node"] for e in page}

@@ -25,30 +25,46 @@ from domain.rulesets import get_ruleset
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, PC_DEFENSES, Table, memory_application
 
 # CHRONICLE_PROPERTY_EXAMPLES=500 for a longer search; no example database is written.
-SETTINGS = settings(max_examples=int(os.environ.get("CHRONICLE_PROPERTY_EXAMPLES", "60")), deadline=None,
-                    database=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("CHRONICLE_PROPERTY_EXAMPLES", "60")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 TYPES = ["fire", "cold"]
 
 # ----------------------------------------------------------------- strategies
 creature_sheets = st.lists(
-    st.fixed_dictionaries({
-        "max_hp": st.integers(4, 24),
-        "con": st.integers(3, 12),
-        "surges": st.integers(0, 3),
-        "resist": st.sampled_from([{}, {"fire": 3}, {"fire": 2, "cold": 4}]),
-        "vuln": st.sampled_from([{}, {"cold": 2}]),
-    }),
-    min_size=2, max_size=4,
+    st.fixed_dictionaries(
+        {
+            "max_hp": st.integers(4, 24),
+            "con": st.integers(3, 12),
+            "surges": st.integers(0, 3),
+            "resist": st.sampled_from([{}, {"fire": 3}, {"fire": 2, "cold": 4}]),
+            "vuln": st.sampled_from([{}, {"cold": 2}]),
+        }
+    ),
+    min_size=2,
+    max_size=4,
 )
 
 
 def commands(n: int) -> st.SearchStrategy[tuple[Any, ...]]:
     who = st.integers(0, n - 1)
-    damage = st.tuples(st.just("damage"), who, st.integers(0, 25), st.booleans(),
-                       st.sampled_from([[], ["fire"], ["cold"], ["fire", "cold"]]), st.booleans())
+    damage = st.tuples(
+        st.just("damage"),
+        who,
+        st.integers(0, 25),
+        st.booleans(),
+        st.sampled_from([[], ["fire"], ["cold"], ["fire", "cold"]]),
+        st.booleans(),
+    )
     death_save = st.tuples(st.just("death_save"), who, st.integers(1, 20))
     return st.one_of(
-        damage, damage, death_save, death_save,
+        damage,
+        damage,
+        death_save,
+        death_save,
         st.tuples(st.just("heal"), who, st.integers(0, 12), st.booleans(), st.booleans(), st.integers(0, 1)),
         st.tuples(st.just("temp"), who, st.integers(0, 10)),
         st.tuples(st.just("surge"), who),
@@ -92,12 +108,22 @@ def as_fact(cmd: tuple[Any, ...], ids: list[str], now: dict[str, Any]) -> tuple[
     roll = ChronicleApplication.roll
     if kind == "damage":
         _, _, amount, wounding, types, nonlethal = cmd
-        return "DamageTaken", {"target": c, "amount": amount, "wounding": wounding, "types": types,
-                               "nonlethal": nonlethal}
+        return "DamageTaken", {
+            "target": c,
+            "amount": amount,
+            "wounding": wounding,
+            "types": types,
+            "nonlethal": nonlethal,
+        }
     if kind == "heal":
         _, _, flat, magical, requires, mult = cmd
-        return "HealingApplied", {"target": c, "flat": flat, "magical": magical, "requires_surge": requires,
-                                  "surge_multiplier": mult}
+        return "HealingApplied", {
+            "target": c,
+            "flat": flat,
+            "magical": magical,
+            "requires_surge": requires,
+            "surge_multiplier": mult,
+        }
     if kind == "temp":
         return "TemporaryHitPointsGranted", {"target": c, "amount": cmd[2]}
     if kind == "surge":
@@ -132,11 +158,18 @@ def play(campaign: dict[str, Any]) -> Played:
         cid = f"c{i}"
         kind = "monster" if i == campaign["monster"] else "pc"
         t.app.register_creature(
-            t.cid, creature_id=cid, name=cid, kind=kind, level=1,
-            abilities={**ABILITIES, "con": sheet["con"]}, max_hp=sheet["max_hp"],
+            t.cid,
+            creature_id=cid,
+            name=cid,
+            kind=kind,
+            level=1,
+            abilities={**ABILITIES, "con": sheet["con"]},
+            max_hp=sheet["max_hp"],
             surges_per_day=sheet["surges"],
             defenses=dict(MONSTER_DEFENSES if kind == "monster" else PC_DEFENSES),
-            resist=sheet["resist"], vuln=sheet["vuln"])
+            resist=sheet["resist"],
+            vuln=sheet["vuln"],
+        )
         ids.append(cid)
     played = Played(t)
     for cmd in campaign["commands"]:
@@ -205,8 +238,9 @@ def test_invariants_hold_after_every_accepted_command(campaign: dict[str, Any]) 
 
 @SETTINGS
 @given(campaigns(), st.data())
-def test_after_revocations_the_state_equals_a_fold_of_the_surviving_facts(campaign: dict[str, Any],
-                                                                         data: Any) -> None:
+def test_after_revocations_the_state_equals_a_fold_of_the_surviving_facts(
+    campaign: dict[str, Any], data: Any
+) -> None:
     p = play(campaign)
     if not p.table_facts:
         return
@@ -218,7 +252,8 @@ def test_after_revocations_the_state_equals_a_fold_of_the_surviving_facts(campai
     # note in their place, so positions (and the effect ids derived from them) line up.
     surviving = [
         Entry(e.seq, "NoteAdded", 1, {"text": "placeholder"}, {})
-        if e.seq in set(chosen) or e.type == "FactRevoked" else e
+        if e.seq in set(chosen) or e.type == "FactRevoked"
+        else e
         for e in live.entries
     ]
     fresh = fresh_fold(surviving)
@@ -246,8 +281,11 @@ def test_revoke_then_restore_is_the_identity(campaign: dict[str, Any], data: Any
 def test_amend_then_amend_back_is_the_identity(campaign: dict[str, Any], data: Any) -> None:
     p = play(campaign)
     t = p.t
-    amendable = [s for s in p.table_facts if t.ledger.entry(s).type in ("DamageTaken", "HealingApplied",
-                                                                        "TemporaryHitPointsGranted")]
+    amendable = [
+        s
+        for s in p.table_facts
+        if t.ledger.entry(s).type in ("DamageTaken", "HealingApplied", "TemporaryHitPointsGranted")
+    ]
     if not amendable:
         return
     target = data.draw(st.sampled_from(amendable))
@@ -266,8 +304,9 @@ def test_amend_then_amend_back_is_the_identity(campaign: dict[str, Any], data: A
 
 @SETTINGS
 @given(campaigns(), st.data())
-def test_a_what_if_then_committing_the_same_corrections_gives_the_previewed_state(campaign: dict[str, Any],
-                                                                                 data: Any) -> None:
+def test_a_what_if_then_committing_the_same_corrections_gives_the_previewed_state(
+    campaign: dict[str, Any], data: Any
+) -> None:
     p = play(campaign)
     t = p.t
     if not p.table_facts:
@@ -277,8 +316,16 @@ def test_a_what_if_then_committing_the_same_corrections_gives_the_previewed_stat
     for position in chosen:
         e = t.ledger.entry(position)
         if e.type == "DamageTaken" and data.draw(st.booleans()):
-            corrections.append(("FactAmended", {"target": position, "patch": {"amount": data.draw(
-                st.integers(0, 30))}, "reason": "property"}))
+            corrections.append(
+                (
+                    "FactAmended",
+                    {
+                        "target": position,
+                        "patch": {"amount": data.draw(st.integers(0, 30))},
+                        "reason": "property",
+                    },
+                )
+            )
         else:
             corrections.append(("FactRevoked", {"target": position, "reason": "property", "cascade": "fact"}))
     stored = t.store_max()
@@ -292,8 +339,9 @@ def test_a_what_if_then_committing_the_same_corrections_gives_the_previewed_stat
 
 @SETTINGS
 @given(campaigns(), st.data())
-def test_the_as_recorded_state_at_a_position_is_what_the_command_returned(campaign: dict[str, Any],
-                                                                         data: Any) -> None:
+def test_the_as_recorded_state_at_a_position_is_what_the_command_returned(
+    campaign: dict[str, Any], data: Any
+) -> None:
     p = play(campaign)
     t = p.t
     if p.table_facts:  # later corrections must not change what the table saw at the time
@@ -318,11 +366,17 @@ def test_an_orphaned_fact_leaves_the_state_as_it_was_before_it(campaign: dict[st
 def test_the_generator_reaches_dying_death_saves_and_orphans() -> None:
     """The generator is worth its salt: a hand-picked campaign shows the states it must reach."""
     campaign = {
-        "sheets": [{"max_hp": 8, "con": 4, "surges": 1, "resist": {}, "vuln": {}},
-                   {"max_hp": 8, "con": 4, "surges": 0, "resist": {}, "vuln": {}}],
+        "sheets": [
+            {"max_hp": 8, "con": 4, "surges": 1, "resist": {}, "vuln": {}},
+            {"max_hp": 8, "con": 4, "surges": 0, "resist": {}, "vuln": {}},
+        ],
         "monster": 1,
-        "commands": [("damage", 0, 12, False, [], False), ("death_save", 0, 3),
-                     ("damage", 1, 20, False, [], False), ("death_save", 1, 3)],
+        "commands": [
+            ("damage", 0, 12, False, [], False),
+            ("death_save", 0, 3),
+            ("damage", 1, 20, False, [], False),
+            ("death_save", 1, 3),
+        ],
     }
     p = play(campaign)
     assert p.refusals == 0  # both death saves are aimed at the dying PC (the monster died outright)
@@ -334,8 +388,9 @@ def test_the_generator_reaches_dying_death_saves_and_orphans() -> None:
 
 @SETTINGS
 @given(campaigns(), st.data())
-def test_walking_a_range_tells_each_fact_what_a_full_fold_and_the_table_saw(campaign: dict[str, Any],
-                                                                           data: Any) -> None:
+def test_walking_a_range_tells_each_fact_what_a_full_fold_and_the_table_saw(
+    campaign: dict[str, Any], data: Any
+) -> None:
     """A page of history read from the nearest checkpoint says what a fold from the start says
     (corrected view), and what the command answered when it was recorded (recorded view) --
     also after corrections made later."""
