@@ -159,6 +159,24 @@ def _check_actors(who: Principal, plan: Plan) -> None:
         raise ChronicleError("FORBIDDEN", "a player acts only for their own characters")
 
 
+RIPPLES = frozenset(
+    {
+        "FactRevoked",
+        "FactRestored",
+        "FactAmended",
+        "RulingResolved",
+        "OutcomeOverridden",
+        "RulesFlagSet",
+        "TurnEnded",
+        "TurnDelayed",
+        "DelayedTurnTaken",
+        "EncounterEnded",
+        "ShortRestTaken",
+        "ExtendedRestTaken",
+    }
+)
+
+
 async def execute(info: Info, payload_cls: type[Any], inp: Any, planner: Planner) -> Any:
     app = ctx.app_of(info)
     try:
@@ -166,6 +184,10 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, planner: Planner
         look = Look(app, campaign_id, who)
         plan: Plan = await ctx.call(planner, inp, look)
         _check_actors(who, plan)
+        # Corrections and turn boundaries change creatures the input does not name (every fact
+        # citing a ruling, ongoing damage at the next turn's start): show whoever changed.
+        widen = any(t in RIPPLES for t, _ in plan.items)
+        before = (await ctx.call(app.summary, campaign_id))["creatures"] if widen else {}
         meta = {"recorded_by": f"{who.role}:{who.token_id}"}
         recorded: Recorded = await ctx.call(
             lambda: app.record_many(
@@ -182,9 +204,10 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, planner: Planner
     if not recorded.replayed:
         ctx.broadcaster_of(info).notify(campaign_id)
     summary = await ctx.summary(info, campaign_id)
+    changed = [c for c, view in summary["creatures"].items() if widen and before.get(c) != view]
     characters = [
         Character.build(campaign_id, summary["creatures"][c], summary["position"], "corrected")
-        for c in dict.fromkeys(plan.characters)
+        for c in dict.fromkeys([*plan.characters, *changed])
         if c in summary["creatures"]
     ]
     enc = summary["encounters"].get(plan.encounter) if plan.encounter else None

@@ -1,0 +1,86 @@
+"""The session in docs/api.md runs, in order, against a real application (in-process HTTP)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from api.application import ChronicleApplication
+from api.http import create_app
+from api.settings import Settings
+from tests.graphql_helpers import GQL, pc
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def operations() -> dict[str, str]:
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    ops: dict[str, str] = {}
+    for block in re.findall(r"```graphql\n(.*?)```", text, re.S):
+        for op in re.split(r"\n(?=(?:query|mutation|subscription) )", block.strip()):
+            name = re.match(r"(?:query|mutation|subscription) (\w+)", op)
+            assert name, op
+            ops[name.group(1)] = op
+    return ops
+
+
+def test_the_guide_session_plays_through() -> None:
+    ops = operations()
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+
+        def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            data = g.ok(ops[name], variables, token)
+            for value in data.values():
+                if isinstance(value, dict):
+                    assert value.get("userErrors", []) == [], (name, value)
+            return data
+
+        created = run("CreateCampaign")["createCampaign"]
+        gm, campaign = created["gmToken"], created["campaign"]["id"]
+        assert run("CreateCampaign")["createCampaign"]["gmToken"] == gm  # an idempotent retry
+        traze = run("RegisterTraze", gm, campaign=campaign)["registerCreature"]["character"]
+        assert traze["hitPoints"] == {"current": 48, "max": 48, "bloodiedValue": 24}
+        goblin = pc(
+            g,
+            created["campaign"]["campaignId"],
+            gm,
+            "Goblin",
+            kind="MONSTER",
+            defenses={"ac": 17, "fort": 14, "ref": 25, "will": 12},
+        )
+        player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"])["issueAccessToken"]["token"]
+        run("Flanked", gm, campaign=campaign)
+        fireball = run("Fireball", player, campaign=campaign, traze=traze["id"], goblin=goblin)["attack"]
+        hit = fireball["facts"][0]["outcome"]["targets"][0]
+        assert hit["attack_total"] == 14 + 10 + 2 and hit["hit"] is True  # 26 vs Reflex 25
+        assert hit["damage"]["amount"] == 4 + 6 + 2 + 5
+        assert fireball["facts"][0]["dice"][-1]["faces"] == [4, 6, 2]
+
+        sheet = run("Sheet", player, traze=traze["id"])["character"]
+        assert sheet["defenses"]["ac"]["current"] == 19
+        log = run("Log", player, campaign=campaign)["campaign"]
+        assert [e["node"]["type"] for e in log["history"]["edges"]] == ["AttackMade"]
+        at = fireball["facts"][0]["position"]
+        then = run("Then", player, campaign=campaign, at=at)["campaign"]
+        assert then["believed"] == then["known"]
+
+        preview = run("Preview", gm, campaign=campaign)["campaign"]["whatIf"]
+        assert preview["changes"], "overturning the flank changes the goblin"
+        overturned = run("Overturn", gm, campaign=campaign)["resolveRuling"]
+        shown = {c["name"]: c["hitPoints"]["current"] for c in overturned["characters"]}
+        assert shown == {"Goblin": 30 - 17 // 2}  # the payload shows whoever the correction changed
+        hp = {
+            c["name"]: c["hitPoints"]["current"]
+            for c in run("Then", gm, campaign=campaign, at=at)["campaign"]["known"]["characters"]
+        }
+        assert hp["Goblin"] == 30 - 17 // 2  # 24 misses Reflex 25 now: half damage
+        then = run("Then", player, campaign=campaign, at=at)["campaign"]
+        believed = {c["name"]: c["hitPoints"]["current"] for c in then["believed"]["characters"]}
+        assert believed["Goblin"] == 30 - 17  # what the table saw before the ruling was overturned
+        run("Undo", gm, campaign=campaign, position=at)
+        assert run("Sheet", gm, traze=goblin)["character"]["hitPoints"]["current"] == 30
