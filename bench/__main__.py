@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sys
 import time
 import traceback
@@ -67,16 +68,21 @@ def table(figures: list[Figure]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for k, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) if i in (0, 1, 4, 6, 7) else c.rjust(w) for i, (c, w) in
-                               enumerate(zip(r, widths, strict=True))))
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i in (0, 1, 4, 6, 7) else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--smoke", action="store_true", help="every figure at tiny sizes (CI)")
     ap.add_argument("--size", type=int, help="facts in the campaign for P2, P3, P4 and P6 (default 100000)")
     ap.add_argument("--only", help=f"comma-separated figures to run ({','.join(FIGURES)})")
@@ -86,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS / "latest.json", help="JSON results file")
     ap.add_argument("--cache-dir", type=Path, default=CACHE, help="where generated campaigns are cached")
     args = ap.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C: server processes are stopped and bench schemas dropped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     sizes = Sizes.smoke() if args.smoke else Sizes()
     if args.size:
@@ -101,12 +109,16 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [w for w in wanted if w not in FIGURES]
     if unknown:
         ap.error(f"unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
-    ctx = Context(sizes, repeat=repeat, seed=args.seed, database_url=url, cache_dir=args.cache_dir,
-                  smoke=args.smoke)
+    ctx = Context(
+        sizes, repeat=repeat, seed=args.seed, database_url=url, cache_dir=args.cache_dir, smoke=args.smoke
+    )
     info = machine(url)
-    print(f"Chronicle benchmarks ({'smoke' if args.smoke else 'full'}; repeat {repeat}) on "
-          f"{info['nproc']} cores, {info['memory']}, Python {info['python']}, "
-          f"PostgreSQL {info['postgresql']}", file=sys.stderr)
+    print(
+        f"Chronicle benchmarks ({'smoke' if args.smoke else 'full'}; repeat {repeat}) on "
+        f"{info['nproc']} cores, {info['memory']}, Python {info['python']}, "
+        f"PostgreSQL {info['postgresql']}",
+        file=sys.stderr,
+    )
     figures: list[Figure] = []
     failures: dict[str, str] = {}
     timings: dict[str, float] = {}

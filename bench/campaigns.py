@@ -1,5 +1,11 @@
 """Generated campaigns, cached as JSONL under ``bench/results/cache`` keyed by size and seed.
 
+The key also holds a digest of ``bench/generator.py`` and ``domain/facts.py`` (the fact schemas),
+so a change to what is played or to the payload shapes regenerates. A change to the rules does
+not: a campaign cached under older rules may hold a few facts the current rules refuse, and the
+fold orphans those (the benchmarks report the orphan count). ``rm -r bench/results/cache`` forces
+a fresh campaign.
+
 Generating plays every fact through the real rules (about 1 ms per fact), so a 100k-fact
 campaign takes minutes; the cache makes every later run start at once. A cache file is one
 line per fact: ``[type, version, payload, meta]``. It is written to a temporary name and
@@ -8,6 +14,7 @@ renamed, so an interrupted generation never leaves a half file behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -20,13 +27,23 @@ from domain import facts
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CACHE = RESULTS / "cache"
-GENERATOR_VERSION = 1  # bump when generator.py changes what it plays
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("bench/generator.py", "domain/facts.py")
 
 Stored = tuple[str, int, dict[str, Any], dict[str, Any]]  # type, version, payload, meta
 
 
+def code_digest() -> str:
+    """A short digest of the generator and the fact schemas."""
+    h = hashlib.sha256()
+    for path in (REPO / s for s in SOURCES):
+        h.update(path.relative_to(REPO).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:10]
+
+
 def cache_path(size: int, seed: int, cache_dir: Path = CACHE) -> Path:
-    return cache_dir / f"stellar-winds-v{GENERATOR_VERSION}-n{size}-s{seed}.jsonl"
+    return cache_dir / f"stellar-winds-{code_digest()}-n{size}-s{seed}.jsonl"
 
 
 def campaign(size: int, seed: int = 1, cache_dir: Path = CACHE, quiet: bool = False) -> list[Stored]:

@@ -84,7 +84,7 @@ class Sizes:
     p1_requests: int = 600  # mutations per client-count setting (1 client, then 20)
     fold: int = 100_000  # P2, P3, P4, P6
     p4_positions: int = 20
-    p5: int = 3_000
+    p5: int = 2_000
     subscribers: int = 200
     sub_rounds: int = 10
 

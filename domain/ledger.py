@@ -741,17 +741,19 @@ def _with_rulings(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, 
 
 
 def _cited_rulings(payload: dict[str, Any]) -> list[str]:
-    """Ruling ids a payload relies on: its ``rulings`` map, and any object citing one
-    with a ``ruling`` key (a modifier, a circumstance)."""
-    found = list(payload.get("rulings", {}).values()) if isinstance(payload.get("rulings"), dict) else []
-    stack: list[Any] = [v for k, v in payload.items() if k != "rulings"]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            rid = item.get("ruling")
-            if isinstance(rid, str):
-                found.append(rid)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    """Ruling ids a payload relies on: its ``rulings`` map, and the modifiers and attack
+    circumstances that cite one with a ``ruling`` key (the places the rules honour them)."""
+    found = list(payload["rulings"].values()) if isinstance(payload.get("rulings"), dict) else []
+    lists = [payload.get("modifiers")]
+    targets = payload.get("targets")
+    if isinstance(targets, list):
+        for t in targets:
+            if isinstance(t, dict):
+                lists.append(t.get("modifiers"))
+                lists.append(t.get("circumstances"))
+    for items in lists:
+        if isinstance(items, list):
+            for item in items:
+                if isinstance(item, dict) and isinstance(item.get("ruling"), str):
+                    found.append(item["ruling"])
     return found

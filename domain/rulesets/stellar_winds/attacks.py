@@ -121,20 +121,23 @@ def _attack_parts(
             has_ca = True
         parts.append({"source": spec.label, "value": spec.modifier})
     tconds = target.conditions()
+    aconds = attacker.conditions()
     granting = sorted(
         c
         for c in tconds
         if CONDITIONS.get(c)
         and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
     )
-    if granting and not has_ca:
+    # A1.5: the attacker must be able to see the target to have combat advantage
+    sees = not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+    if granting and not has_ca and sees:
         has_ca = True
         parts.append(
             {"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS}
         )
-    for cond in sorted(attacker.conditions()):
+    for cond in sorted(aconds):
         spec = CONDITIONS.get(cond)
-        if spec and spec.attack_penalty:
+        if spec and spec.attack_penalty and kind in spec.attack_penalty_kinds:
             parts.append({"source": f"attacker {cond}", "value": spec.attack_penalty})
     markers = effects.markers(attacker)
     if markers and not markers & ids:
@@ -198,7 +201,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         )
     for spec in power["effects"]:
         effects.check_spec(spec, state)
-    weakened = "weakened" in attacker.conditions()
+    weakened = any(CONDITIONS[n].half_damage_dealt for n in attacker.conditions() if n in CONDITIONS)
     plans = []
     for i, entry in enumerate(p["targets"]):
         target = creature(state, entry.get("target", ""), "targets.target")

@@ -79,9 +79,10 @@ def modify(
     if weakened and not ongoing:
         amount //= 2
         steps.append({"step": "attacker weakened: half", "value": amount})
-    if "insubstantial" in target.conditions():
-        amount //= 2
-        steps.append({"step": "target insubstantial: half", "value": amount})
+    halving = sorted(n for n in target.conditions() if n in CONDITIONS and CONDITIONS[n].half_damage_taken)
+    if halving:
+        amount //= 2  # each halving source applies once (SW-30)
+        steps.append({"step": f"target {', '.join(halving)}: half", "value": amount})
     if amount > 0:
         vuln = vulnerability(target, types)
         res = resistance(target, types)
@@ -118,15 +119,22 @@ def deliver(
         c.temp_hp -= temp
     rest = amount - temp
     hp_lost = wounds_lost = 0
+    no_wound_track = not c.is_pc and not flags["sw.monsters_have_wounds"]
+    if no_wound_track:
+        wounding = False  # B-SW-5 (8): a creature without a wound track takes wounding damage as HP
     if rest:
         if wounding or c.life == "dying" or c.life == "stabilized" or c.life == "knocked_out":
             wounds_lost = rest  # ruling 10: while dying, damage after temp HP goes to wounds
         else:
             hp_lost = min(c.hp, rest)
             c.hp -= hp_lost
-            if flags["sw.damage_layering"] == "cascade" and flags["sw.hp_overflow_to_wounds"]:
+            # SW-32: at 0 HP all ordinary damage reduces wounds; B-SW-2's flag governs only the
+            # excess of the instance that empties HP
+            if flags["sw.damage_layering"] == "cascade" and (
+                flags["sw.hp_overflow_to_wounds"] or hp_lost == 0
+            ):
                 wounds_lost = rest - hp_lost
-        if wounds_lost and not flags["sw.monsters_have_wounds"] and not c.is_pc:
+        if wounds_lost and no_wound_track:
             wounds_lost = 0
         c.wounds -= wounds_lost
     took = amount > 0
@@ -158,6 +166,7 @@ def _settle(state: Any, c: Creature, *, nonlethal: bool = False) -> None:
     if nonlethal:
         c.wounds = 0  # B-SW-11: frozen at 0, no death saves, helpless
         c.life = "knocked_out"
+        _fall_prone(state, c)  # A1.10 Unconscious: falls prone (and stays prone when it wakes)
         return
     if c.wounds <= _dies_at(c, flags):
         c.life = "dead"
@@ -167,25 +176,21 @@ def _settle(state: Any, c: Creature, *, nonlethal: bool = False) -> None:
         _fall_prone(state, c)
 
 
-FELL_PRONE = {
-    "name": "fell prone",
-    "components": [{"condition": "prone"}],
-    "duration": {"kind": "until_removed"},
-}
-
-
 def _fall_prone(state: Any, c: Creature) -> None:
-    """An unconscious creature falls prone (A1.10 Unconscious)."""
-    if any(comp.get("condition") == "prone" for e in c.effects for comp in e["components"]):
-        return
-    effects.apply(state, c, FELL_PRONE, source=c.id, ctx=None)
+    """An unconscious creature falls prone (A1.10 Unconscious); the rule lives in ``effects``."""
+    effects.fall_prone(state, c)
+
+
+def can_heal(c: Creature) -> None:
+    """Healing cannot help the dead. Not waivable: callers check it before they change anything."""
+    if c.life == "dead":
+        raise RuleViolation(f"{c.name} is dead; healing cannot help", field="target", code="CREATURE_DEAD")
 
 
 def heal(state: Any, c: Creature, amount: int, *, magical: bool) -> dict[str, Any]:
     """SW-35, SW-40, B-SW-9: healing through the one path."""
     flags = state.flags
-    if c.life == "dead":
-        raise RuleViolation(f"{c.name} is dead; healing cannot help", field="target", code="CREATURE_DEAD")
+    can_heal(c)
     before = c.life
     wounds_set = 0
     if c.wounds <= 0 or c.life in ("dying", "stabilized", "knocked_out"):

@@ -146,12 +146,42 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         ]
     target.effects.append(effect)
     state.holders[target.id] = None
+    if any(_brings(c.get("condition"), "unconscious") for c in effect["components"]):
+        fall_prone(state, target)  # C1.2 EffectApplied: falls prone when unconscious (derived)
     return {
         "effect_id": effect["effect_id"],
         "target": target.id,
         "name": effect["name"],
         "duration": duration["kind"],
     }
+
+
+FELL_PRONE = {
+    "name": "fell prone",
+    "components": [{"condition": "prone"}],
+    "duration": {"kind": "until_removed"},
+}
+
+
+def fall_prone(state: Any, target: Any) -> None:
+    """A1.10 Unconscious: the creature falls prone, and stays prone until it stands up (SW-40)."""
+    if any(comp.get("condition") == "prone" for e in target.effects for comp in e["components"]):
+        return
+    apply(state, target, FELL_PRONE, source=target.id, ctx=None)
+
+
+def _brings(name: Any, wanted: str) -> bool:
+    """Whether condition ``name`` is ``wanted`` or implies it (A1.10)."""
+    stack, seen = [name], set()
+    while stack:
+        n = stack.pop()
+        if n == wanted:
+            return True
+        if n in seen or n not in CONDITIONS:
+            continue
+        seen.add(n)
+        stack.extend(CONDITIONS[n].implies)
+    return False
 
 
 def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:

@@ -337,7 +337,9 @@ def _new_round(state: SWState, enc: Encounter, report: dict[str, Any]) -> None:
             state,
             c,
             lambda e: (
-                e["duration"].get("kind") == "end_of_encounter"
+                # SW-44: "until the end of the encounter" ends after 5 minutes, and a sustained
+                # effect can be sustained for at most 5 minutes
+                e["duration"].get("kind") in ("end_of_encounter", "sustained")
                 and e["duration"].get("applied_round") is not None
                 and enc.round - e["duration"]["applied_round"] >= limit
             ),
@@ -501,9 +503,9 @@ def pending_rolls(state: SWState) -> list[tuple[str, dict[str, Any]]]:
     throw against each save-ends effect not yet saved against this turn, and a dying
     creature's death save. Each is a fact the table records before ``TurnEnded``."""
     enc = state.encounter
-    cid = enc.current if enc is not None else None
-    if cid is None:
+    if enc is None or enc.current is None:
         return []
+    cid = enc.current
     c = state.creatures[cid]
     if c.life == "dead":
         return []
@@ -536,8 +538,10 @@ def turn_ended(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     require(
         not owed,
         "the turn still owes "
-        + ", ".join(f"a saving throw against {x['effect_id']}" if t == "SavingThrowRolled" else "a death save"
-                    for t, x in owed)
+        + ", ".join(
+            f"a saving throw against {x['effect_id']}" if t == "SavingThrowRolled" else "a death save"
+            for t, x in owed
+        )
         + " (SW-10)",
         "ROLLS_PENDING",
         ctx,
@@ -820,6 +824,10 @@ def with_action(handler: Handler, *, field: str, fixed: str | None = None) -> Ha
         if enc is not None and c is not None and action is not None:
             not_dead(c, ctx, field)
             note = _check_action(state, enc, c, action, ctx, gm_exception=False)
+        if c is not None and action is None and state.flags["sw.enforce_turns"]:
+            limit, why = action_limit(c)  # A1.10: whatever kind it was, it was an action
+            if not ACTION_LIMITS[limit].free:
+                require(False, f"{c.name} is {why} and cannot act", LIMIT_CODES[limit], ctx, field)
         result = handler(state, p, ctx)
         if enc is not None and c is not None and action is not None:
             _commit_action(enc, c, action)

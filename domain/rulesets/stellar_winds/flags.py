@@ -60,6 +60,7 @@ def _xp_table(name: str, value: Any) -> Any:
         isinstance(value, list)
         and value
         and value[0] == 0
+        and len(value) <= 30  # OR-2: levels run 1 to 30
         and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         and all(a < b for a, b in zip(value, value[1:], strict=False))
     ):

@@ -83,6 +83,11 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     cid = p["creature_id"]
     if cid in state.creatures:
         raise RuleViolation(f"creature {cid!r} already exists", field="creature_id", code="ALREADY_EXISTS")
+    thresholds = xp_table(state.flags)
+    if p["kind"] == "pc" and p["xp"] is None and p["level"] > len(thresholds):
+        raise InvalidInput(
+            f"the campaign's XP table stops at level {len(thresholds)}: give this PC's XP", field="level"
+        )
     c = new_creature(cid)
     c.name, c.kind, c.heroic, c.level = p["name"], p["kind"], p["heroic"], p["level"]
     c.abilities, c.max_hp, c.surges_per_day = dict(p["abilities"]), p["max_hp"], p["surges_per_day"]
@@ -95,7 +100,7 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     c.ap = 1 if c.is_pc else 0
     c.ap_locked, c.encounters_since_rest = False, 0
     # adopted ruling 9: a PC registered at level N without XP has that level's threshold
-    c.xp = (p["xp"] if p["xp"] is not None else xp_table(state.flags)[c.level - 1]) if c.is_pc else None
+    c.xp = (p["xp"] if p["xp"] is not None else thresholds[c.level - 1]) if c.is_pc else None
     c.level_pinned = None
     c.last_extended_rest_at = None
     c.care_day = None
@@ -169,6 +174,7 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     """SW-35, SW-36, SW-40, B-SW-9, adopted ruling 6 (no surge: no HP, no wounds)."""
     c = creature(state, p["target"], "target")
     not_dead(c, ctx, "target")
+    dmg.can_heal(c)  # even a kept orphan: nothing changes before this holds
     if p["healer"] is not None:
         creature(state, p["healer"], "healer")
     surge_spent = False
@@ -209,6 +215,7 @@ def surge_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     require(
         c.conscious, f"{c.name} is not conscious and cannot spend a surge on its own", "NOT_CONSCIOUS", ctx
     )
+    dmg.can_heal(c)
     c.surges = max(0, c.surges - 1)
     return {"creature": c.id, "surges_left": c.surges, **dmg.heal(state, c, c.surge_value, magical=False)}
 
@@ -228,6 +235,7 @@ def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     require(c.surges > 0, f"{c.name} has no healing surge left", "NO_HEALING_SURGE", ctx)
     require(c.conscious, f"{c.name} is not conscious", "NOT_CONSCIOUS", ctx)
     in_turn(state, c, ctx, "second wind")
+    dmg.can_heal(c)
     c.surges = max(0, c.surges - 1)
     c.second_wind_used = True
     healed = dmg.heal(state, c, c.surge_value, magical=False)
@@ -244,13 +252,19 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     if state.flags["sw.death_save_timing"] == "end_of_own_turn":
         in_turn(state, c, ctx, "a death saving throw is rolled at the end of the creature's turn:")
     enc = state.encounter
-    own_turn = enc is not None and enc.current == c.id
-    if own_turn:
-        require(not enc.turn_log.get("death_save"), f"{c.name} has already rolled its death save this turn",
-                "ALREADY_ROLLED", ctx)
+    turn_log = enc.turn_log if enc is not None and enc.current == c.id else None  # its own turn
+    if turn_log is not None:
+        require(
+            not turn_log.get("death_save"),
+            f"{c.name} has already rolled its death save this turn",
+            "ALREADY_ROLLED",
+            ctx,
+        )
     natural = dice.natural(p["roll"])
     mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
     total = dice.roll_total(p["roll"]) + mods
+    if total >= 20 and c.surges > 0:
+        dmg.can_heal(c)
     outcome: dict[str, Any] = {"creature": c.id, "natural": natural, "total": total}
     if total < 10:
         c.death_fails += 1
@@ -270,8 +284,8 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         outcome.update(dmg.heal(state, c, c.surge_value, magical=False))
     else:
         outcome["result"] = "20 or higher, but no surge left: no change"
-    if own_turn:
-        enc.turn_log["death_save"] = True
+    if turn_log is not None:
+        turn_log["death_save"] = True
     outcome["death_save_failures"] = c.death_fails
     outcome["life_after"] = c.life
     return outcome
@@ -370,7 +384,9 @@ def _rest(kind: str) -> Handler:
                 e
                 for other in state.with_effects()
                 for e in other.effects
-                if e["duration"].get("kind") == "sustained" and e.get("source") == c.id
+                # the sustainer is the duration's anchor, else the source (as EffectSustained reads it)
+                if e["duration"].get("kind") == "sustained"
+                and (e["duration"].get("anchor") or e.get("source")) == c.id
             ]
             require(
                 not sustaining,

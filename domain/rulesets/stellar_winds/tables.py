@@ -17,6 +17,8 @@ class Condition:
     grants_ca: bool = False  # attackers have combat advantage against it
     grants_ca_melee_only: bool = False  # prone: only melee attackers
     attack_penalty: int = 0  # to its own attack rolls
+    attack_penalty_kinds: tuple[str, ...] = ("melee", "ranged", "close", "area")  # where it applies
+    cannot_see: bool = False  # blinded: gains no combat advantage from what it cannot see (A1.5)
     defense_mod: int = 0  # to all its defenses
     ranged_defense_mod: int = 0  # to its defenses against ranged attacks (prone: +2)
     actions: str = "all"  # "all" | "one" (one of standard/move/minor) | "free_only" | "none"
@@ -31,7 +33,13 @@ class Condition:
 
 
 CONDITIONS: dict[str, Condition] = {
-    "blinded": Condition(grants_ca=True, attack_penalty=-5, cannot_flank=True),  # targets: total concealment
+    "blinded": Condition(  # its targets have total concealment: -5 to melee and ranged attacks (A1.5)
+        grants_ca=True,
+        attack_penalty=-5,
+        attack_penalty_kinds=("melee", "ranged"),
+        cannot_see=True,
+        cannot_flank=True,
+    ),
     "dazed": Condition(
         grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True
     ),

@@ -1,0 +1,230 @@
+"""Operations, in process: request ids, JSON logs, /metrics, readiness with projection lag, and
+the event loop staying free while synchronous store calls wait in the thread pool."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+import api.graphql.data
+from api import observability
+from api.application import ChronicleApplication
+from api.http import create_app
+from api.settings import Settings
+from api.store import open_application
+from api.views import follower as make_follower
+from tests.e2e.test_serve import free_port
+from tests.graphql_helpers import GQL, create_campaign, gid, pc
+
+
+@pytest.fixture
+def client(memory_app: ChronicleApplication) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(database_url="memory:"), memory_app)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def json_logs() -> Iterator[io.StringIO]:
+    """The process's logging as ``chronicle serve`` configures it (JSON), captured."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    stream = io.StringIO()
+    observability.configure_logging("info", "json", stream)
+    try:
+        yield stream
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+
+
+def lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+
+
+def test_a_sane_request_id_is_echoed_and_on_the_request_log_line(
+    client: TestClient, json_logs: io.StringIO
+) -> None:
+    response = client.get("/healthz", headers={"X-Request-ID": "abc-123.x:y_z"})
+    assert response.headers["x-request-id"] == "abc-123.x:y_z"
+    response = client.post("/graphql", json={"query": "{ version }"}, headers={"X-Request-ID": "gql-1"})
+    assert response.headers["x-request-id"] == "gql-1"
+    logged = [line for line in lines(json_logs) if line["request_id"] == "gql-1"]
+    assert logged and logged[-1]["message"] == "POST /graphql 200"
+    assert {"time", "level", "logger", "message", "request_id", "status", "duration_ms"} <= set(logged[-1])
+
+
+@pytest.mark.parametrize("bad", ["", "x" * 129, "has space", "semi;colon", "ünïcode"])
+def test_an_insane_request_id_is_replaced(client: TestClient, bad: str) -> None:
+    response = client.get("/healthz", headers={"X-Request-ID": bad.encode()})
+    rid = response.headers["x-request-id"]
+    assert rid != bad and len(rid) == 16
+
+
+def test_a_masked_graphql_error_names_the_same_request_id(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, json_logs: io.StringIO
+) -> None:
+    g = GQL(client)
+    cid, gm = create_campaign(g)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(api.graphql.data, "summary", broken)
+    response = client.post(
+        "/graphql",
+        json={
+            "query": "query($c: ID!) { campaign(id: $c) { position } }",
+            "variables": {"c": gid("Campaign", cid, cid)},
+        },
+        headers={"Authorization": f"Bearer {gm}"},
+    )
+    rid = response.headers["x-request-id"]
+    error = response.json()["errors"][0]
+    assert error["extensions"]["requestId"] == rid and rid in error["message"]
+    traced = [line for line in lines(json_logs) if line["logger"] == "chronicle.graphql"]
+    assert traced and traced[0]["request_id"] == rid and "secret internals" in traced[0]["exc_info"]
+
+
+def test_metrics_parse_as_prometheus_text(client: TestClient) -> None:
+    g = GQL(client)
+    cid, gm = create_campaign(g)
+    pc(g, cid, gm, "Vex")
+    client.post("/graphql", json={"query": "query Version { version }"})
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    families = {f.name: f for f in text_string_to_metric_families(response.text)}
+    for name in (
+        "chronicle_http_requests",
+        "chronicle_http_request_duration_seconds",
+        "chronicle_graphql_operations",
+        "chronicle_graphql_operation_duration_seconds",
+        "chronicle_facts_appended",
+        "chronicle_projection_lag",
+        "chronicle_graphql_subscriptions_active",
+    ):
+        assert name in families, sorted(families)
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value for f in families.values() for s in f.samples
+    }
+    assert samples[("chronicle_graphql_operations_total", (("operation", "Version"), ("outcome", "ok"),
+                                                           ("type", "query")))] >= 1
+    assert samples[("chronicle_graphql_operations_total", (("operation", "registerCreature"),
+                                                           ("outcome", "ok"), ("type", "mutation")))] >= 1
+    assert samples[("chronicle_facts_appended_total", (("fact_type", "CreatureRegistered"),))] >= 1
+    assert samples[("chronicle_projection_lag", ())] == -1  # the memory store has no read models
+    assert samples[("chronicle_http_requests_total", (("method", "POST"), ("route", "/graphql"),
+                                                      ("status", "200")))] >= 3
+
+
+@pytest.mark.postgres
+def test_readyz_reports_projection_lag_against_the_threshold(postgres_store: Settings) -> None:
+    settings = Settings(database_url=postgres_store.database_url, ready_max_lag=3)
+    app = open_application(settings)
+    try:
+        with TestClient(create_app(settings, app)) as client:
+            g = GQL(client)
+            cid, gm = create_campaign(g)
+            ready = client.get("/readyz")
+            assert ready.json()["projection_lag"] >= 1  # nobody projects: no worker yet
+            for name in ("A", "B", "C", "D"):
+                pc(g, cid, gm, name)
+            behind = client.get("/readyz")
+            lag = behind.json()["projection_lag"]
+            assert behind.status_code == 503 and lag == ready.json()["projection_lag"] + 4
+            assert f"projection lag {lag} > CHRONICLE_READY_MAX_LAG 3" in behind.json()["reason"]
+            worker = make_follower(settings)  # what `chronicle worker` runs
+            try:
+                worker.catch_up()
+            finally:
+                worker.close()
+            again = client.get("/readyz")
+            assert (again.status_code, again.json()) == (200, {"status": "ready", "projection_lag": 0})
+    finally:
+        app.close()
+
+
+def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: ChronicleApplication) -> None:
+    """Every store call runs in a worker thread: with N mutations blocked inside the (synchronous)
+    application, the event loop still answers /healthz. No timing: the mutations are held on an
+    event until /healthz has answered, so the order of events is the proof."""
+    n = 12
+    settings = Settings(database_url="memory:")
+    web = create_app(settings, memory_app)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            g = GQL(http)
+            cid, gm = create_campaign(g)
+            vex = pc(g, cid, gm, "Vex")
+
+            inside = threading.Semaphore(0)
+            release = threading.Event()
+            finished: list[int] = []
+            original = memory_app.record_many
+
+            def slow_record_many(*args: Any, **kwargs: Any) -> Any:
+                inside.release()
+                assert release.wait(30), "never released"
+                return original(*args, **kwargs)
+
+            memory_app.record_many = slow_record_many  # type: ignore[method-assign]
+
+            def mutate(i: int) -> None:
+                with httpx.Client(base_url=url, timeout=60) as own:
+                    out = GQL(own).mutate(
+                        "dealDamage",
+                        {
+                            "campaignId": gid("Campaign", cid, cid),
+                            "characterId": vex,
+                            "amount": 1,
+                            "idempotencyKey": f"storm-{i}",
+                        },
+                        gm,
+                    )
+                    assert out["userErrors"] == [], out
+                finished.append(i)
+
+            with ThreadPoolExecutor(n) as pool:
+                futures = [pool.submit(mutate, i) for i in range(n)]
+                for _ in range(n):  # all n mutations are now inside the application, blocked
+                    assert inside.acquire(timeout=30), "mutations did not reach the application"
+                health = http.get("/healthz")
+                in_flight_at_answer = n - len(finished)
+                release.set()
+                for future in futures:
+                    future.result()
+            assert health.status_code == 200
+            assert in_flight_at_answer == n  # /healthz answered while all n were in flight
+            assert len(finished) == n
+            memory_app.record_many = original  # type: ignore[method-assign]
+            assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def memory_app_campaign(cid: str) -> Any:
+    from uuid import UUID
+
+    return UUID(cid)
