@@ -11,18 +11,13 @@ one fresh PostgreSQL schema (what deploy/compose.yaml and deploy/systemd start).
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
-import subprocess
-import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import httpx
@@ -30,9 +25,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import views as wiring
+from api.process import Proc, free_port, start, start_api, wait_until
+from api.process import answers as process_answers
+from api.process import clean_env as server_env
 from api.settings import Settings
 from api.store import open_application
-from tests.e2e.test_serve import REPO, free_port, server_env
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]
@@ -107,66 +104,12 @@ class Proxy:
 
 
 # ------------------------------------------------------------------------------ processes
-@dataclass
-class Proc:
-    name: str
-    process: subprocess.Popen[bytes]
-    stdout: Path
-    stderr: Path
-
-    def logs(self) -> str:
-        out, err = self.stdout.read_text(), self.stderr.read_text()
-        return f"--- {self.name} stdout\n{out}\n--- {self.name} stderr\n{err}"
-
-    def json_lines(self) -> list[dict[str, Any]]:
-        out = []
-        for line in self.stderr.read_text().splitlines():
-            line = line.strip()
-            if line.startswith("{"):
-                out.append(json.loads(line))
-        return out
-
-    def terminate(self, timeout: float = 30) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"{self.name} did not stop within {timeout}s of SIGTERM\n{self.logs()}")
-
-
-def start(name: str, args: list[str], env: dict[str, str], tmp: Path) -> Proc:
-    run = len(list(tmp.glob(f"{name}-*.out")))
-    stdout, stderr = tmp / f"{name}-{run}.out", tmp / f"{name}-{run}.err"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env, stdout=out, stderr=err
-        )
-    return Proc(name, process, stdout, stderr)
-
-
 def until(check: Callable[[], bool], what: str, timeout: float = 30, proc: Proc | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if proc is not None and proc.process.poll() is not None:
-            pytest.fail(
-                f"{proc.name} exited with {proc.process.returncode} while waiting for {what}\n{proc.logs()}"
-            )
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}" + (f"\n{proc.logs()}" if proc else ""))
-        time.sleep(0.05)
+    wait_until(check, what, timeout, proc)
 
 
 def answers(url: str, path: str, status: int = 200) -> Callable[[], bool]:
-    def check() -> bool:
-        try:
-            return httpx.get(url + path, timeout=5).status_code == status
-        except httpx.TransportError:
-            return False
-
-    return check
+    return process_answers(url + path, status)
 
 
 @dataclass
@@ -194,10 +137,7 @@ class Deployment:
         return server_env(CHRONICLE_DATABASE_URL=self.store.database_url, CHRONICLE_LOG_FORMAT="json")
 
     def start_api(self) -> Proc:
-        api = start(
-            "api", ["serve", "--host", "127.0.0.1", "--port", str(self.api_port)], self.api_env(), self.tmp
-        )
-        until(answers(self.url, "/healthz"), "the API to answer /healthz", proc=api)
+        _url, api = start_api(self.api_env(), self.tmp, self.api_port)
         return api
 
     def start_worker(self) -> Proc:

@@ -7,7 +7,6 @@ import asyncio
 import json
 import shutil
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -21,10 +20,12 @@ from gql import Client, gql
 from gql.transport.httpx import HTTPXTransport
 from gql.transport.websockets import WebsocketsTransport
 
+from api.process import clean_env as server_env
+from api.process import served
 from api.settings import Settings
 from api.store import open_application
 from tests.conftest import in_ci
-from tests.e2e.test_serve import REPO, STARTUP_TIMEOUT, Server, free_port, server_env
+from tests.e2e.test_serve import REPO, Server
 from tests.graphql_helpers import GQL, create_campaign, gid, issue, pc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -38,43 +39,13 @@ def db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(db_path: Path) -> Iterator[Server]:
-    port = free_port()
     env = server_env(
         CHRONICLE_DATABASE_URL=f"sqlite:///{db_path}",
         CHRONICLE_SUBSCRIPTION_POLL_SECONDS="0.5",
         CHRONICLE_MAX_BODY_BYTES="200000",
     )
-    stdout, stderr = db_path.parent.parent / "stdout.log", db_path.parent.parent / "stderr.log"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    running = Server(f"http://127.0.0.1:{port}", process, stdout, stderr)
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"server exited early\n{running.logs()}")
-            try:
-                if httpx.get(f"{running.url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy\n{running.logs()}")
-            time.sleep(0.1)
-        yield running
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with served(env, db_path.parent.parent) as (url, proc):
+        yield Server(url, proc)
 
 
 @pytest.fixture

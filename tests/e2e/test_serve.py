@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,23 +17,12 @@ from gql import Client, gql
 from gql.transport.httpx import HTTPXTransport
 from gql.transport.websockets import WebsocketsTransport
 
+from api.process import Proc, free_port, start_api
+from api.process import clean_env as server_env
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT = 30.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def server_env(**overrides: str) -> dict[str, str]:
-    """The test process's environment without any CHRONICLE_* setting, plus ``overrides``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
-    env.update(overrides)
-    return env
 
 
 def chronicle(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -54,55 +40,25 @@ def chronicle(*args: str, env: dict[str, str], timeout: float = 60) -> subproces
 @dataclass
 class Server:
     url: str
-    process: subprocess.Popen[bytes]
-    stdout: Path
-    stderr: Path
+    proc: Proc
 
-    def logs(self) -> str:
-        return f"stdout:\n{self.stdout.read_text()}\nstderr:\n{self.stderr.read_text()}"
+    @property
+    def stdout(self) -> Path:
+        return self.proc.stdout
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("serve")
-    port = free_port()
     env = server_env(CHRONICLE_DATABASE_URL=f"sqlite:///{tmp / 'var' / 'chronicle.sqlite'}")
-    stdout, stderr = tmp / "stdout.log", tmp / "stderr.log"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    running = Server(f"http://127.0.0.1:{port}", process, stdout, stderr)
+    url, proc = start_api(env, tmp)
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(
-                    f"server exited with {process.returncode} before it was healthy\n{running.logs()}"
-                )
-            try:
-                if httpx.get(f"{running.url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy after {STARTUP_TIMEOUT} s\n{running.logs()}")
-            time.sleep(0.1)
-        yield running
+        yield Server(url, proc)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        code = proc.terminate(timeout=15)
     # uvicorn shuts down gracefully, then re-raises SIGTERM, so -SIGTERM is a clean exit too.
-    assert process.returncode in (0, -signal.SIGTERM), f"unclean exit\n{running.logs()}"
-    assert "Application shutdown complete" in stderr.read_text(), running.logs()
+    assert code in (0, -signal.SIGTERM), f"unclean exit\n{proc.logs()}"
+    assert "Application shutdown complete" in proc.stderr.read_text(), proc.logs()
 
 
 def test_prints_where_graphiql_is(server: Server) -> None:

@@ -22,10 +22,10 @@ import api.graphql.data
 from api import observability
 from api.application import ChronicleApplication
 from api.http import create_app
+from api.process import free_port
 from api.settings import Settings
 from api.store import open_application
 from api.views import follower as make_follower
-from tests.e2e.test_serve import free_port
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
 

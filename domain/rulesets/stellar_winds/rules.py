@@ -16,6 +16,7 @@ from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.state import (
+    SHEET_FIELDS,
     Creature,
     SWState,
     current_level,
@@ -109,23 +110,8 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     return {"creature": cid}
 
 
-SHEET_CHANGES = {
-    "name",
-    "heroic",
-    "level",
-    "abilities",
-    "max_hp",
-    "surges_per_day",
-    "defenses",
-    "speed",
-    "resist",
-    "vuln",
-    "regeneration",
-    "crit_min",
-    "initiative_misc",
-    "max_wounds",
-    "second_wind",
-}
+# What a recorded sheet update may change: the sheet, but not what kind of creature it is.
+SHEET_CHANGES = (set(SHEET_FIELDS) - {"kind", "max_wounds_override"}) | {"max_wounds"}
 
 
 def sheet_updated(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
