@@ -36,7 +36,13 @@ def machine(database_url: str) -> dict[str, Any]:
             mem = f"{kb / 1024 / 1024:.1f} GiB"
     except OSError:
         pass
-    import eventsourcing  # noqa: PLC0415
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    def ver(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "?"
 
     return {
         "nproc": os.cpu_count(),
@@ -44,7 +50,8 @@ def machine(database_url: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "postgresql": postgres_version(database_url),
-        "eventsourcing": getattr(eventsourcing, "__version__", "?"),
+        "eventsourcing": ver("eventsourcing"),
+        "strawberry-graphql": ver("strawberry-graphql"),
     }
 
 

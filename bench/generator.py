@@ -60,11 +60,20 @@ class CampaignGenerator:
         self._clock = 0
 
     # ------------------------------------------------------------ plumbing
-    def _try(self, fact_type: str, payload: dict[str, Any], **meta: Any) -> dict[str, Any] | None:
+    def _try(
+        self, fact_type: str, payload: dict[str, Any], *, orphan_free: bool = False, **meta: Any
+    ) -> dict[str, Any] | None:
+        """Record the fact if the rules accept it. ``orphan_free``: also refuse a correction that
+        would orphan later facts (a GM who revokes a killing blow replays the rest of the fight;
+        a generator cannot, and a cascade of orphans would make the campaign unrealistically cheap
+        to fold)."""
         try:
             checked = facts.validate(fact_type, payload)
             outcome = self.ledger.prepare(fact_type, checked, meta)
         except DomainError:
+            self.stats.refused += 1
+            return None
+        if orphan_free and outcome.get("orphaned"):
             self.stats.refused += 1
             return None
         self._clock += 6
@@ -320,6 +329,7 @@ class CampaignGenerator:
                     "outcome": rng.choice(["upheld", "overturned"]),
                     "decision": "on reflection",
                 },
+                orphan_free=True,
             )
             return
         for _ in range(10):
@@ -331,13 +341,18 @@ class CampaignGenerator:
             if e.type not in REVOCABLE or e.seq in self.ledger.resolution.revoked:
                 continue
             if kind < 0.6 or e.type != "AttackMade":
-                self._try("FactRevoked", {"target": e.seq, "reason": "misremembered", "cascade": "fact"})
+                self._try(
+                    "FactRevoked",
+                    {"target": e.seq, "reason": "misremembered", "cascade": "fact"},
+                    orphan_free=True,
+                )
             else:
                 targets = [dict(t) for t in e.payload["targets"]]
                 targets[0]["roll"] = self._d("1d20")
                 self._try(
                     "FactAmended",
                     {"target": e.seq, "patch": {"targets": targets}, "reason": "misread the die"},
+                    orphan_free=True,
                 )
             return
 

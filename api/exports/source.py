@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from api.application import ChronicleApplication
+from api.application import IMPORT_EXPECTS, ChronicleApplication
 from api.exports.story import Selection
 from domain.errors import InvalidInput, NotFound
 from domain.ledger import Entry, Ledger
@@ -42,7 +42,8 @@ def load(app: ChronicleApplication, campaign_id: UUID) -> CampaignSource:
     ledger = Ledger(get_ruleset(campaign.ruleset), campaign.flags, first_seq=2)
     for e in entries:
         ledger.append(Entry(e.seq, e.type, e.version, e.payload, e.meta, e.timestamp))
-    return CampaignSource(campaign.name, campaign.ruleset, dict(campaign.flags), dict(campaign.meta), ledger)
+    meta = {k: v for k, v in campaign.meta.items() if k != IMPORT_EXPECTS}  # bookkeeping, not the campaign's
+    return CampaignSource(campaign.name, campaign.ruleset, dict(campaign.flags), meta, ledger)
 
 
 def select(

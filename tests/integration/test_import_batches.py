@@ -1,0 +1,59 @@
+"""Imports are written in batches, and a campaign is served only once its import is complete."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+
+import api.application as application_module
+from api.application import ChronicleApplication
+from api.demo import create_demo
+from api.exports import jsonl, service
+from api.settings import Settings
+from api.store import open_application
+from domain.errors import NotFound
+
+
+def _export(app: ChronicleApplication) -> str:
+    cid = create_demo(app)
+    return "".join(service.export(app, cid, "jsonl"))
+
+
+def test_a_batched_import_gives_the_same_campaign(
+    app: ChronicleApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _export(app)
+    monkeypatch.setattr(application_module, "IMPORT_BATCH", 7)  # many batches for 74 facts
+    checked = jsonl.read_export(io.BytesIO(text.encode()))
+    new = app.import_campaign(checked.header, checked.facts)
+    assert "".join(service.export(app, new, "jsonl")) == text
+
+
+def test_an_import_cut_short_is_never_served(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _export(app)
+    checked = jsonl.read_export(io.BytesIO(text.encode()))
+    monkeypatch.setattr(application_module, "IMPORT_BATCH", 10)
+    saves: list[Any] = []
+    real_save = ChronicleApplication.save
+
+    def crash_after_two_batches(self: ChronicleApplication, *objs: Any, **kw: Any) -> Any:
+        if len(saves) == 2:
+            raise ConnectionError("the database went away")
+        saves.append(objs)
+        return real_save(self, *objs, **kw)
+
+    monkeypatch.setattr(ChronicleApplication, "save", crash_after_two_batches)
+    with pytest.raises(ConnectionError):
+        app.import_campaign(checked.header, checked.facts)
+    monkeypatch.setattr(ChronicleApplication, "save", real_save)
+    partial = saves[0][0].id
+    fresh = open_application(store)  # a process that never saw the import
+    try:
+        with pytest.raises(NotFound, match="not completely imported"):
+            fresh.campaign(partial)
+    finally:
+        fresh.close()
