@@ -7,6 +7,8 @@ replay, and its log line (``projections.narrate``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -187,25 +189,47 @@ def facts_after(
         stop = min(ledger.last_seq, start + limit - 1)
         if start > stop:
             return []
-        rules = ledger.ruleset
-        prev = rules.summary(ledger.state_at(start - 1, RECORDED)[0])["creatures"]
-        out = []
-        for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
-            now = rules.summary(state)["creatures"]
-            out.append(
-                {
-                    "position": e.seq,
-                    "type": e.type,
-                    "payload": e.payload,
-                    "meta": dict(e.meta),
-                    "recorded_at": e.timestamp,
-                    "outcome": outcome,
-                    "orphan_reason": orphan,
-                    "changes": changes_between(prev, now),
-                }
-            )
-            prev = now
+        # What the table saw at a position never changes (later corrections are later facts),
+        # so one computation serves every subscriber at the same place in the stream.
+        key = (id(app), campaign_id, start, stop)
+        with _STREAM_LOCK:
+            hit = _STREAM_CACHE.get(key)
+            if hit is not None:
+                _STREAM_CACHE.move_to_end(key)
+                return hit
+        out = _facts_after(ledger, start, stop)
+        with _STREAM_LOCK:
+            _STREAM_CACHE[key] = out
+            while len(_STREAM_CACHE) > 256:
+                _STREAM_CACHE.popitem(last=False)
         return out
+
+
+_STREAM_CACHE: OrderedDict[tuple[int, UUID, int, int], list[dict[str, Any]]] = OrderedDict()
+_STREAM_LOCK = threading.Lock()
+
+
+def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
+    """The facts start..stop as the table saw them, with the changes each made (for the stream)."""
+    rules = ledger.ruleset
+    prev = rules.summary(ledger.state_at(start - 1, RECORDED)[0])["creatures"]
+    out = []
+    for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
+        now = rules.summary(state)["creatures"]
+        out.append(
+            {
+                "position": e.seq,
+                "type": e.type,
+                "payload": e.payload,
+                "meta": dict(e.meta),
+                "recorded_at": e.timestamp,
+                "outcome": outcome,
+                "orphan_reason": orphan,
+                "changes": changes_between(prev, now),
+            }
+        )
+        prev = now
+    return out
 
 
 def latest_position(app: ChronicleApplication, campaign_id: UUID) -> int:
