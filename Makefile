@@ -44,7 +44,8 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
-	CHRONICLE_HOST=$(HOST) CHRONICLE_PORT=$(PORT) exec $(BIN)/chronicle serve
+	@# readable logs at a terminal; deployments keep the JSON default (docs/operations.md)
+	CHRONICLE_HOST=$(HOST) CHRONICLE_PORT=$(PORT) CHRONICLE_LOG_FORMAT=$${CHRONICLE_LOG_FORMAT:-text} exec $(BIN)/chronicle serve
 
 # Make sure the local PostgreSQL is up and the test database exists. Prints the test
 # database URL as the last line of stdout, or nothing when PostgreSQL cannot be had
