@@ -119,7 +119,7 @@ def import_(
         ),
     ],
 ) -> None:
-    """Import a JSONL export as a NEW campaign: validated entirely first, then stored in one transaction."""
+    """Import a JSONL export as a NEW campaign: validated first, then stored (never served half-done)."""
     settings, app = _open()
     try:
         columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())

@@ -3,10 +3,9 @@
 Mount with ``app.include_router(api.exports.http.router)``. The ``application`` is read from
 ``request.app.state.application`` (set by ``api.http.create_app``).
 
-Access: every endpoint depends on :func:`authorize`. It only checks that the campaign exists
-(404 otherwise); the GM / player / viewer token check of the access-control work belongs in
-that one function (override it with ``app.dependency_overrides[authorize]`` or edit it), so
-that no endpoint here can be reached without it.
+Access: every endpoint depends on :func:`authorize` (a bearer token of this campaign, any
+role; 401 without one, 404 for another campaign's or a missing campaign), so that no endpoint
+here can be reached without it.
 """
 
 from __future__ import annotations

@@ -54,6 +54,6 @@ def export(app: ChronicleApplication, campaign_id: UUID, fmt: Format, **selectio
 def import_lines(
     app: ChronicleApplication, lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None
 ) -> UUID:
-    """Validate a whole JSONL export, then store it as a new campaign in one transaction."""
+    """Validate a whole JSONL export, then store it as a new campaign (not served until complete)."""
     checked = jsonl.read_export(lines, progress)
     return app.import_campaign(checked.header, checked.facts)

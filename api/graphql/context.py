@@ -21,6 +21,11 @@ from domain.errors import DomainError
 T = TypeVar("T")
 
 CACHE = "chronicle_cache"
+# What a request without a usable token is told (none given, or an unknown or revoked one).
+NO_TOKEN = (
+    "a valid bearer token is required (Authorization: Bearer ...); none was given, or it is unknown"
+    " or revoked"
+)
 
 
 def app_of(info: Info) -> ChronicleApplication:
@@ -110,7 +115,7 @@ async def reader(info: Info, campaign_id: UUID) -> Principal:
     a token for another campaign learns nothing, not even that this one exists)."""
     who = await principal(info)
     if who is None:
-        raise ChronicleError("UNAUTHENTICATED", "a bearer token is required (Authorization: Bearer ...)")
+        raise ChronicleError("UNAUTHENTICATED", NO_TOKEN)
     if who.campaign_id != campaign_id:
         raise ChronicleError("NOT_FOUND", "no such campaign", "campaignId")
     return who

@@ -122,6 +122,7 @@ class ChronicleError(Exception):
         return cls(err.code, err.message, err.field)
 
 
-def user_error(err: DomainError | ChronicleError) -> UserError:
+def user_error(err: DomainError | ChronicleError, field: str | None = None) -> UserError:
+    """A typed user error; ``field`` overrides the error's own (mapped to the input's name)."""
     code = err.code if err.code in ALL_CODES else "INVALID_INPUT"
-    return UserError(code=UserErrorCode[code], message=err.message, field=err.field)  # type: ignore[misc]
+    return UserError(code=UserErrorCode[code], message=err.message, field=field or err.field)  # type: ignore[misc]

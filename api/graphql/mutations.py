@@ -138,7 +138,7 @@ async def _authorize(info: Info, campaign_gid: Any) -> tuple[UUID, Principal]:
     _, campaign_id, _ = ids.decode(campaign_gid, "Campaign", "campaignId")
     who = await ctx.principal(info)
     if who is None:
-        raise ChronicleError("UNAUTHENTICATED", "a bearer token is required (Authorization: Bearer ...)")
+        raise ChronicleError("UNAUTHENTICATED", ctx.NO_TOKEN)
     if who.campaign_id != campaign_id:
         raise ChronicleError("NOT_FOUND", "no such campaign", "campaignId")
     if who.role == "viewer":
@@ -157,6 +157,46 @@ def _check_actors(who: Principal, plan: Plan) -> None:
         raise ChronicleError("FORBIDDEN", "only the GM may do this")
     if not who.may_act_for(plan.actors):
         raise ChronicleError("FORBIDDEN", "a player acts only for their own characters")
+
+
+# Domain fields are payload names; a userError names the mutation's input field instead, so
+# a companion app can attach it to the right control. Candidates are tried in order.
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "target": ("character_id", "position"),
+    "creature": ("character_id",),
+    "creature_id": ("creature_id", "character_id"),
+    "creatures": ("character_ids",),
+    "participants": ("participant_ids", "character_ids"),
+    "surprised": ("character_ids",),
+    "healer": ("healer_id",),
+    "attacker": ("attacker_id",),
+    "revocation": ("revocation_position",),
+    "damage": ("damage_roll",),
+    "source": ("source_character_id", "source"),
+    "encounter_id": ("encounter_id",),
+}
+NESTED_ALIASES = {"target": "character_id", "roll": "attack_roll", "damage": "damage_roll"}
+
+
+def _lower_camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def input_field(field: str | None, inp: Any) -> str | None:
+    """The input field (camelCase, dotted for nested inputs) a domain error's field stands for."""
+    if not field:
+        return None
+    head, _, rest = field.partition(".")
+    for candidate in (*FIELD_ALIASES.get(head, ()), head):
+        if hasattr(inp, candidate):
+            name = _lower_camel(candidate)
+            break
+    else:
+        return ".".join(_lower_camel(part) for part in field.split("."))
+    if rest:
+        return f"{name}.{_lower_camel(NESTED_ALIASES.get(rest, rest))}"
+    return name
 
 
 RIPPLES = frozenset(
@@ -199,7 +239,7 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, planner: Planner
             )
         )
     except (ChronicleError, DomainError) as err:
-        return _empty(payload_cls, [user_error(err)])
+        return _empty(payload_cls, [user_error(err, input_field(err.field, inp))])
     ctx.forget(info)
     if not recorded.replayed:
         ctx.broadcaster_of(info).notify(campaign_id)

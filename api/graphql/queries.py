@@ -45,7 +45,7 @@ class Query:
     async def campaigns(self, info: Info) -> list[Campaign]:
         who = await ctx.principal(info)
         if who is None:
-            raise ChronicleError("UNAUTHENTICATED", "a bearer token is required (Authorization: Bearer ...)")
+            raise ChronicleError("UNAUTHENTICATED", ctx.NO_TOKEN)
         return [await load_campaign(info, who.campaign_id)]
 
     @strawberry.field
