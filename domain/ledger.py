@@ -443,7 +443,7 @@ class Ledger:
             n, state, orphans = self._folded, self._state, self._orphans
         else:
             keys = [c[0] for c in self._checkpoints]
-            del self._checkpoints[bisect.bisect_left(keys, start):]
+            del self._checkpoints[bisect.bisect_left(keys, start) :]
             n, state, orphans = self._start_point(start)
 
         def report(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
@@ -477,7 +477,9 @@ class Ledger:
         self._catch_up()
         if position < self.first_seq - 1 or position > self.last_seq:
             raise InvalidInput(
-                f"position {position} is outside this campaign (1..{self.last_seq})", field="position"
+                f"position {position} is outside this campaign (1..{self.last_seq})",
+                field="position",
+                code="POSITION_OUT_OF_RANGE",
             )
         stop = position - self.first_seq + 1
         if view == CORRECTED:
@@ -715,8 +717,10 @@ class Ledger:
 
         for i in range(i0, stop - self.first_seq + 1):
             e = self.entries[i]
-            if view == RECORDED and e.type in catalogue.META_TYPES and (
-                self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested")
+            if (
+                view == RECORDED
+                and e.type in catalogue.META_TYPES
+                and (self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested"))
             ):
                 # a correction changes what the table believed from here on
                 state, orphans = self.state_at(e.seq, RECORDED)

@@ -326,7 +326,7 @@ def test_as_of_corrected_and_recorded_views(table: Table) -> None:
     assert hp_wounds(table, "vex", hit.position - 2) == (40, 12)
     with pytest.raises(DomainError) as info:
         table.c("vex", 10_000)
-    assert info.value.code == "INVALID_INPUT"
+    assert info.value.code == "POSITION_OUT_OF_RANGE"
     with pytest.raises(DomainError):
         table.c("vex", later.position, "sideways")
 
