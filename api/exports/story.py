@@ -381,8 +381,9 @@ class Writer:
             how.append("magical")
         parts = []
         if p["surge_multiplier"]:
-            c = s.creatures.get(p["target"]) if s is not None else None
-            value = f"{c.surge_value * p['surge_multiplier']} " if c is not None else ""
+            # the number is the fold's (the outcome's breakdown); a skipped fact shows the formula
+            shown = [x["value"] for x in (o or {}).get("parts", []) if "surge value" in x["source"]]
+            value = f"{shown[0]} " if shown else ""
             times = f"{p['surge_multiplier']} x " if p["surge_multiplier"] > 1 else ""
             parts.append(f"{value}({times}surge value)")
         if p["roll"]:

@@ -7,6 +7,7 @@ replay, and its log line (``projections.narrate``).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -15,12 +16,9 @@ from uuid import UUID
 
 from api.application import ChronicleApplication
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
+from projections.narrate import FactStatus, narrate
 
-try:  # the projections engineer's narration; a minimal fallback keeps the API working without it
-    from projections.narrate import FactStatus, narrate
-except ImportError:  # pragma: no cover
-    FactStatus = None  # type: ignore[assignment,misc]
-    narrate = None  # type: ignore[assignment]
+log = logging.getLogger(__name__)
 
 __all__ = ["FactRecord", "campaign_info", "changes_between", "facts_after", "fill", "history", "summary"]
 
@@ -75,8 +73,6 @@ def _line(
     orphan: str | None,
     names: dict[str, str],
 ) -> str:
-    if narrate is None or FactStatus is None:
-        return _fallback_line(entry, payload, status)
     res = ledger.resolution
     revoked_at = res.revoked.get(entry.seq)
     amended_at = tuple(res.amended_by.get(entry.seq, ()))
@@ -90,7 +86,8 @@ def _line(
             overrides=res.overrides.get(entry.seq, {}),
         )
         return str(narrate(entry, payload, outcome, fs, names))
-    except Exception:  # a narration bug must not break the history
+    except Exception:  # a narration bug must not break the history, but it is reported
+        log.exception("narrating fact %s (%s) failed", entry.seq, entry.type)
         return _fallback_line(entry, payload, status)
 
 

@@ -66,7 +66,11 @@ def test_an_environment_enabling_database_functions_is_refused(key: str) -> None
 
 def test_an_environment_disabling_database_functions_is_fine() -> None:
     app = open_application(Settings(database_url="memory:"), environ={"POSTGRES_ENABLE_DB_FUNCTIONS": "no"})
-    app.close()
+    try:
+        cid = app.create_campaign("Still works")
+        assert app.campaign(cid).name == "Still works"
+    finally:
+        app.close()
 
 
 def test_prefixed_eventsourcing_variables_cannot_redirect_the_store(

@@ -32,8 +32,13 @@ def refused(t: Table, code: str, call: Any, *args: Any, **kwargs: Any) -> Domain
 
 def effect_power(*components: dict[str, Any], name: str = "effect") -> dict[str, Any]:
     """A power that only puts an effect on its target, hit or miss."""
-    return {"name": name, "kind": "melee", "defense": "ac", "attack_bonus": 0,
-            "effects": [{"name": name, "components": list(components), "on": "always"}]}
+    return {
+        "name": name,
+        "kind": "melee",
+        "defense": "ac",
+        "attack_bonus": 0,
+        "effects": [{"name": name, "components": list(components), "on": "always"}],
+    }
 
 
 def put_effect(t: Table, target: str, *components: dict[str, Any]) -> None:
@@ -597,10 +602,23 @@ def test_ruling_9_a_pc_registered_at_level_n_has_that_levels_xp_threshold(table:
     assert (table.c("vex")["xp"], table.c("vex")["level"]) == (5500, 5)
 
 
-@pytest.mark.parametrize(("xp", "level"), [
-    (0, 1), (999, 1), (1000, 2), (20_499, 9), (20_500, 10), (25_499, 10), (25_500, 11), (26_000, 11),
-    (142_500, 20), (826_499, 29), (826_500, 30), (5_000_000, 30),
-])
+@pytest.mark.parametrize(
+    ("xp", "level"),
+    [
+        (0, 1),
+        (999, 1),
+        (1000, 2),
+        (20_499, 9),
+        (20_500, 10),
+        (25_499, 10),
+        (25_500, 11),
+        (26_000, 11),
+        (142_500, 20),
+        (826_499, 29),
+        (826_500, 30),
+        (5_000_000, 30),
+    ],
+)
 def test_ruling_3_a4_2_level_derives_from_xp_on_the_orcus_table(make_table: Any, xp: int, level: int) -> None:
     t = make_table()
     t.pc("vex", level=1, xp=0)
@@ -705,38 +723,56 @@ def test_ruling_13_b_sw_12_a_coup_de_grace_hit_is_a_crit_that_slays_at_the_blood
 
 
 def test_sw_22_a_coup_de_grace_needs_a_helpless_target(table: Table) -> None:
-    refused(table, "NOT_HELPLESS", table.attack, "orc", dict(AXE),
-            [{"target": "vex", "face": 19, "damage_faces": [6, 6]}], coup_de_grace=True)
+    refused(
+        table,
+        "NOT_HELPLESS",
+        table.attack,
+        "orc",
+        dict(AXE),
+        [{"target": "vex", "face": 19, "damage_faces": [6, 6]}],
+        coup_de_grace=True,
+    )
 
 
 # -------------------------------------------------------------- bad input
-@pytest.mark.parametrize(("call", "code"), [
-    (lambda t: t.deal_damage("vex", amount=-3), "INVALID_INPUT"),
-    (lambda t: t.heal("vex", flat=-1), "INVALID_INPUT"),
-    (lambda t: t.grant_temporary_hp("vex", -5), "INVALID_INPUT"),
-    (lambda t: t.award_xp(["vex"], -100), "INVALID_INPUT"),
-    (lambda t: t.restore_wounds("vex", 0, "medical"), "INVALID_INPUT"),
-    (lambda t: t.deal_damage("vex", amount=2.5), "INVALID_INPUT"),
-    (lambda t: t.deal_damage("vex", amount="5"), "INVALID_INPUT"),
-    (lambda t: t.deal_damage("vex", amount=True), "INVALID_INPUT"),
-    (lambda t: t.grant_temporary_hp("vex", 1.5), "INVALID_INPUT"),
-    (lambda t: t.deal_damage("nobody", amount=3), "NOT_FOUND"),
-    (lambda t: t.heal("nobody", flat=3), "NOT_FOUND"),
-    (lambda t: t.spend_surge("nobody"), "NOT_FOUND"),
-    (lambda t: t.award_xp(["nobody"], 10), "NOT_FOUND"),
-    (lambda t: t.attack("nobody", dict(AXE), [{"target": "vex", "face": 10}]), "NOT_FOUND"),
-    (lambda t: t.attack("orc", dict(AXE), [{"target": "nobody", "face": 10}]), "NOT_FOUND"),
-    (lambda t: t.deal_damage("vex", "2d6+"), "INVALID_DICE"),
-    (lambda t: t.deal_damage("vex", "2d6", faces=[7, 1]), "INVALID_DICE"),
-    (lambda t: t.deal_damage("vex", "2d6", faces=[3]), "INVALID_DICE"),
-    (lambda t: t.deal_damage("vex", "1d6*2"), "INVALID_DICE"),
-    (lambda t: t.death_save("vex", face=21), "INVALID_DICE"),
-    (lambda t: t.record("DamageTaken", {"target": "vex", "roll": {"expression": "1d6", "terms": [
-        {"sides": 6, "faces": [9], "sign": 1}]}}), "INVALID_DICE"),
-    (lambda t: t.deal_damage("vex", amount=3, types=["frost"]), "INVALID_INPUT"),
-    (lambda t: t.record("DamageTaken", {"target": "vex", "amount": 3, "bogus": 1}), "INVALID_INPUT"),
-    (lambda t: t.record("NoSuchFact", {}), "INVALID_INPUT"),
-])
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [
+        (lambda t: t.deal_damage("vex", amount=-3), "INVALID_INPUT"),
+        (lambda t: t.heal("vex", flat=-1), "INVALID_INPUT"),
+        (lambda t: t.grant_temporary_hp("vex", -5), "INVALID_INPUT"),
+        (lambda t: t.award_xp(["vex"], -100), "INVALID_INPUT"),
+        (lambda t: t.restore_wounds("vex", 0, "medical"), "INVALID_INPUT"),
+        (lambda t: t.deal_damage("vex", amount=2.5), "INVALID_INPUT"),
+        (lambda t: t.deal_damage("vex", amount="5"), "INVALID_INPUT"),
+        (lambda t: t.deal_damage("vex", amount=True), "INVALID_INPUT"),
+        (lambda t: t.grant_temporary_hp("vex", 1.5), "INVALID_INPUT"),
+        (lambda t: t.deal_damage("nobody", amount=3), "NOT_FOUND"),
+        (lambda t: t.heal("nobody", flat=3), "NOT_FOUND"),
+        (lambda t: t.spend_surge("nobody"), "NOT_FOUND"),
+        (lambda t: t.award_xp(["nobody"], 10), "NOT_FOUND"),
+        (lambda t: t.attack("nobody", dict(AXE), [{"target": "vex", "face": 10}]), "NOT_FOUND"),
+        (lambda t: t.attack("orc", dict(AXE), [{"target": "nobody", "face": 10}]), "NOT_FOUND"),
+        (lambda t: t.deal_damage("vex", "2d6+"), "INVALID_DICE"),
+        (lambda t: t.deal_damage("vex", "2d6", faces=[7, 1]), "INVALID_DICE"),
+        (lambda t: t.deal_damage("vex", "2d6", faces=[3]), "INVALID_DICE"),
+        (lambda t: t.deal_damage("vex", "1d6*2"), "INVALID_DICE"),
+        (lambda t: t.death_save("vex", face=21), "INVALID_DICE"),
+        (
+            lambda t: t.record(
+                "DamageTaken",
+                {
+                    "target": "vex",
+                    "roll": {"expression": "1d6", "terms": [{"sides": 6, "faces": [9], "sign": 1}]},
+                },
+            ),
+            "INVALID_DICE",
+        ),
+        (lambda t: t.deal_damage("vex", amount=3, types=["frost"]), "INVALID_INPUT"),
+        (lambda t: t.record("DamageTaken", {"target": "vex", "amount": 3, "bogus": 1}), "INVALID_INPUT"),
+        (lambda t: t.record("NoSuchFact", {}), "INVALID_INPUT"),
+    ],
+)
 def test_bad_input_gives_a_typed_error_and_stores_nothing(table: Table, call: Any, code: str) -> None:
     before = table.summary()
     refused(table, code, call, table)
@@ -797,8 +833,18 @@ def test_c1_contested_ruling_example_before_correction(make_table: Any) -> None:
     vex = t.c("vex")
     assert (vex["hp"], vex["wounds"], vex["temp_hp"]) == (11, 2, 0)  # 11 HP, 2 wounds, no temp HP
     t.record_ruling("r-4", "Is the target flanked?", "target was flanked: combat advantage")
-    a9 = t.attack("orc", dict(AXE), [{"target": "vex", "face": 19, "damage_faces": [5, 5],
-                                       "circumstances": [{"name": "combat_advantage", "ruling": "r-4"}]}])
+    a9 = t.attack(
+        "orc",
+        dict(AXE),
+        [
+            {
+                "target": "vex",
+                "face": 19,
+                "damage_faces": [5, 5],
+                "circumstances": [{"name": "combat_advantage", "ruling": "r-4"}],
+            }
+        ],
+    )
     hit = a9.outcome["targets"][0]
     assert (hit["natural"], hit["attack_total"], hit["defense_value"], hit["hit"]) == (19, 29, 29, True)
     assert {"source": "combat advantage", "value": 2} in hit["attack_parts"]
@@ -814,3 +860,15 @@ def test_c1_contested_ruling_example_before_correction(make_table: Any) -> None:
     vex = t.c("vex")  # contesting has no state effect
     assert (vex["hp"], vex["wounds"], vex["life"], vex["death_save_failures"]) == (0, -1, "dying", 1)
     assert t.orphans() == {}
+
+
+def test_sw_36_a_heal_shows_its_breakdown_surge_value_dice_and_flat(table: Any) -> None:
+    """Every derived number in the outcome with its parts: here surge value x 2 + dice + flat."""
+    t = table
+    t.deal_damage("vex", amount=30)
+    roll = t.app.roll("1d6", faces=[4])
+    out = t.heal("vex", surge_multiplier=2, roll=None, flat=3, magical=False, requires_surge=True).outcome
+    assert out["parts"] == [{"source": "2 x surge value", "value": 20}, {"source": "flat", "value": 3}]
+    assert out["hp_healed"] == 23
+    out = t.record("HealingApplied", {"target": "vex", "roll": roll, "flat": 0}).outcome
+    assert out["parts"] == [{"source": "dice", "value": 4}] and out["hp_healed"] == 4

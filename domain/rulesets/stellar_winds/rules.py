@@ -176,11 +176,14 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     if p["requires_surge"]:
         c.surges -= 1
         surge_spent = True
-    amount = (
-        c.surge_value * p["surge_multiplier"] + (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["flat"]
-    )
-    result = dmg.heal(state, c, max(0, amount), magical=p["magical"])
-    return {"target": c.id, "surge_spent": surge_spent, **result}
+    parts = [
+        {"source": f"{p['surge_multiplier']} x surge value", "value": c.surge_value * p["surge_multiplier"]},
+        {"source": "dice", "value": dice.roll_total(p["roll"]) if p["roll"] else 0},
+        {"source": "flat", "value": p["flat"]},
+    ]
+    parts = [x for x in parts if x["value"] or x["source"] == "dice" and p["roll"]]
+    result = dmg.heal(state, c, max(0, sum(x["value"] for x in parts)), magical=p["magical"])
+    return {"target": c.id, "surge_spent": surge_spent, "parts": parts, **result}
 
 
 def temporary_hp(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
