@@ -28,7 +28,7 @@ import httpx
 import psycopg
 from psycopg import sql
 
-from api.settings import Settings, parse_database_url
+from api.service.settings import Settings, parse_database_url
 from bench.campaigns import CACHE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -211,7 +211,7 @@ def server(settings: Settings, **env_overrides: str) -> Iterator[Server]:
     log = Path(tempfile.mkstemp(prefix="chronicle-bench-server-", suffix=".log")[1])
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, "-m", "api.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
             cwd=REPO,
             env=env,
             stdout=out,

@@ -16,13 +16,13 @@ from uuid import UUID
 
 import httpx
 
-from api.application import ChronicleApplication
 from api.exports import jsonl
 from api.exports.service import export
-from api.settings import Settings
-from api.store import open_application
-from api.views import open_views
-from api.views import rebuild as rebuild_views
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
+from api.service.views import open_views
+from api.service.views import rebuild as rebuild_views
 from bench import library_runner
 from bench.campaigns import Stored, campaign
 from bench.core import Context, Figure, median, paired, percentile, pg_schema, server, timed

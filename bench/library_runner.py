@@ -26,9 +26,9 @@ from eventsourcing.projection import Projection, ProjectionRunner
 from psycopg import Cursor, sql
 from psycopg.types.json import Jsonb
 
-from api.application import ChronicleApplication
-from api.settings import Settings
-from api.store import persistence_env
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import persistence_env
 from projections.projector import PROJECTIONS, Projector
 from projections.storage import ViewStore
 

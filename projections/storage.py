@@ -476,7 +476,7 @@ class SQLiteViews(ViewStore):
 
 # ----------------------------------------------------------------------- PostgreSQL
 class PostgresTarget(Protocol):
-    """Where a PostgreSQL database is (``api.settings.Database`` fits)."""
+    """Where a PostgreSQL database is (``api.service.settings.Database`` fits)."""
 
     @property
     def host(self) -> str: ...

@@ -1,6 +1,6 @@
 """Shared fixtures: stores to run the same tests against.
 
-- ``store``: a :class:`~api.settings.Settings` for a fresh, isolated store, once per kind:
+- ``store``: a :class:`~api.service.settings.Settings` for a fresh, isolated store, once per kind:
   ``sqlite`` (a file in ``tmp_path``) and ``postgres`` (a fresh schema ``t_<hex>`` in the
   database named by ``CHRONICLE_TEST_DATABASE_URL``, dropped with CASCADE afterwards).
   The ``postgres`` case is skipped with a reason when that variable is unset or the server
@@ -25,9 +25,9 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from api.application import ChronicleApplication
-from api.settings import ConfigError, Database, Settings, parse_database_url
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.settings import ConfigError, Database, Settings, parse_database_url
+from api.service.store import open_application
 from domain.rulesets.stellar_winds import state as sw_state
 
 TEST_DATABASE_URL = "CHRONICLE_TEST_DATABASE_URL"

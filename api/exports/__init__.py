@@ -4,7 +4,6 @@
 - ``api.exports.render``: Markdown and HTML as generators of text chunks;
 - ``api.exports.jsonl``: the JSONL format, its export and its validating reader;
 - ``api.exports.source``: a consistent private copy of a campaign, and the part to export;
-- ``api.exports.service``: the entry points used by the CLI and HTTP;
-- ``api.exports.http``: ``GET /campaigns/{id}/export.{md,jsonl,html}``;
-- ``api.exports.cli``: ``chronicle export`` / ``chronicle import`` / ``chronicle demo``.
+- ``api.exports.service``: the entry points used by the CLI (``api.cli.exports``) and HTTP
+  (``api.http.exports``).
 """

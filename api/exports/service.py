@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 from uuid import UUID
 
-from api.application import ChronicleApplication
 from api.exports import jsonl, render
+from api.service.application import ChronicleApplication
 
 __all__ = ["FORMATS", "MEDIA_TYPES", "chunks", "export", "import_lines", "jsonl", "prepare"]
 from api.exports.source import CampaignSource, load, select

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from api.application import IMPORT_EXPECTS, ChronicleApplication
 from api.exports.story import Selection
+from api.service.application import IMPORT_EXPECTS, ChronicleApplication
 from domain.errors import InvalidInput, NotFound
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset

@@ -1,5 +1,5 @@
 """Chronicle's GraphQL API (Strawberry): schema, resolvers, auth wiring, subscriptions.
 
-``api.schema`` is the thin export point (``schema``, ``build_schema``, ``server_version``);
-``api.http`` mounts :func:`api.graphql.router.graphql_router` at ``/graphql``.
+``api.graphql.served`` is the thin export point (``schema``, ``build_schema``, ``server_version``);
+``api.http.app`` mounts :func:`api.graphql.router.graphql_router` at ``/graphql``.
 """

@@ -11,11 +11,11 @@ from uuid import UUID
 from starlette.concurrency import run_in_threadpool
 from strawberry.types import Info
 
-from api.application import ChronicleApplication
-from api.auth import AccessControl, Principal
 from api.graphql import data
 from api.graphql.errors import ChronicleError
 from api.graphql.events import Broadcaster
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl, Principal
 from domain.errors import DomainError
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from api.application import ChronicleApplication
+from api.service.application import ChronicleApplication
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
 from projections.narrate import FactStatus, narrate
 

@@ -23,9 +23,9 @@ from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 
-from api import observability
 from api.graphql.context import CACHE, request_id
 from api.graphql.errors import ChronicleError
+from api.service import observability
 
 logger = logging.getLogger("chronicle.graphql")
 
@@ -39,7 +39,7 @@ def expected(error: GraphQLError) -> bool:
 class FreshCache(SchemaExtension):
     """Each operation (also each one on a WebSocket connection) starts with empty read caches.
 
-    Its request id is the HTTP request's (``api.observability.RequestContext``: the one in the
+    Its request id is the HTTP request's (``api.service.observability.RequestContext``: the one in the
     ``X-Request-ID`` response header and on the request's log lines); each operation on a
     WebSocket connection gets its own, set for its log lines too.
     """

@@ -8,8 +8,8 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from api.graphql.enums import CreatureKind, Role
 from api.graphql.errors import ChronicleError
-from api.graphql.types import CreatureKind, Role
 
 
 @strawberry.enum

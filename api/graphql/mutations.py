@@ -19,13 +19,13 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from api.application import ChronicleApplication, Recorded
-from api.auth import Principal
 from api.graphql import context as ctx
 from api.graphql import ids
 from api.graphql import inputs as I  # noqa: N812
 from api.graphql.errors import ChronicleError, UserError, user_error
 from api.graphql.types import AccessToken, Campaign, Character, DiceRoll, Encounter, load_campaign, rolls_in
+from api.service.application import ChronicleApplication, Recorded
+from api.service.auth import Principal
 from domain.errors import DomainError
 
 GM_ONLY, ACTORS, MEMBERS = "gm", "actors", "members"
@@ -281,7 +281,7 @@ def one(
 
 
 def p_register(i: I.RegisterCreatureInput, look: Look) -> Plan:
-    from api.application import _slug
+    from api.service.application import _slug
 
     cid = i.creature_id or _slug(i.name)
     payload: dict[str, Any] = {

@@ -8,12 +8,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
-from api import observability
-from api.application import ChronicleApplication
-from api.auth import AccessControl
 from api.graphql.events import Broadcaster
 from api.graphql.schema import build_schema
-from api.settings import Settings
+from api.service import observability
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
+from api.service.settings import Settings
 
 
 def graphql_router(application: ChronicleApplication, settings: Settings) -> GraphQLRouter[Any, None]:

@@ -13,7 +13,7 @@ from api.graphql.mutations import PAYLOADS, Mutation
 from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
 from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact
-from api.settings import Settings
+from api.service.settings import Settings
 
 
 class ChronicleSchema(strawberry.Schema):

@@ -23,7 +23,7 @@ from api.graphql import context as ctx
 from api.graphql import data, ids
 from api.graphql.errors import ChronicleError
 from api.graphql.types import CharacterChange, DiceRoll, character_changes, rolls_in
-from api.observability import SUBSCRIPTIONS
+from api.service.observability import SUBSCRIPTIONS
 
 
 @strawberry.type(description="One fact as it streamed: its outcome and the state changes it made.")

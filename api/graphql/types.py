@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import base64
-import enum
 from types import SimpleNamespace
-from typing import Annotated, Any
+from typing import Any
 from uuid import UUID
 
 import strawberry
@@ -14,49 +13,13 @@ from strawberry.types import Info
 
 from api.graphql import context as ctx
 from api.graphql import data, ids
+from api.graphql.enums import CreatureKind, FactStatus, LifeState, Role, TimeAxis
 from api.graphql.errors import ChronicleError
+from api.graphql.inputs import CorrectionInput, correction_fact
 from domain.rulesets.stellar_winds.attacks import defense_of
 
 MAX_PAGE = 100
 DEFAULT_PAGE = 50
-
-
-@strawberry.enum(description="Which corrections a past state takes into account.")
-class TimeAxis(enum.Enum):
-    CORRECTED = "corrected"  # every correction made so far
-    RECORDED = "recorded"  # only the corrections recorded by then: what the table believed
-
-
-@strawberry.enum
-class CreatureKind(enum.Enum):
-    PC = "pc"
-    MONSTER = "monster"
-    NPC = "npc"
-
-
-@strawberry.enum
-class LifeState(enum.Enum):
-    ACTIVE = "active"
-    KNOCKED_OUT = "knocked_out"
-    DYING = "dying"
-    STABILIZED = "stabilized"
-    DEAD = "dead"
-
-
-@strawberry.enum(description="How corrections treat a fact.")
-class FactStatus(enum.Enum):
-    ACTIVE = "active"
-    REVOKED = "revoked"
-    AMENDED = "amended"
-    ORPHANED = "orphaned"
-    OVERRIDDEN = "overridden"
-
-
-@strawberry.enum
-class Role(enum.Enum):
-    GM = "gm"
-    PLAYER = "player"
-    VIEWER = "viewer"
 
 
 @strawberry.interface(description="An object with a global ID (Relay).")
@@ -925,11 +888,7 @@ class Campaign(Node):
     @strawberry.field(
         description="Preview corrections: the state they would give and how it differs. Stores nothing."
     )
-    async def what_if(
-        self, info: Info, corrections: list[Annotated[CorrectionInput, strawberry.lazy("api.graphql.inputs")]]
-    ) -> WhatIfResult:
-        from api.graphql.inputs import correction_fact
-
+    async def what_if(self, info: Info, corrections: list[CorrectionInput]) -> WhatIfResult:
         items = [correction_fact(c) for c in corrections]
         if not items:
             raise ChronicleError("INVALID_INPUT", "give at least one correction", "corrections")
@@ -975,7 +934,3 @@ async def load_campaign(info: Info, campaign_id: UUID) -> Campaign:
     return Campaign(
         id=strawberry.ID(ids.campaign_gid(campaign_id)), campaign_id_=campaign_id, at_=None, axis_="corrected"
     )
-
-
-if False:  # pragma: no cover - for type checkers only
-    from api.graphql.inputs import CorrectionInput  # noqa: F401

@@ -24,12 +24,12 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from api import views as wiring
-from api.process import Proc, free_port, start, start_api, wait_until
-from api.process import answers as process_answers
-from api.process import clean_env as server_env
-from api.settings import Settings
-from api.store import open_application
+from api.cli.process import Proc, free_port, start, start_api, wait_until
+from api.cli.process import answers as process_answers
+from api.cli.process import clean_env as server_env
+from api.service import views as wiring
+from api.service.settings import Settings
+from api.service.store import open_application
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from api.demo import create_demo
 from api.exports import service
+from api.service.demo import create_demo
 from tests.conftest import in_ci
 from tests.unit.conftest import memory_application
 

@@ -20,10 +20,10 @@ from gql import Client, gql
 from gql.transport.httpx import HTTPXTransport
 from gql.transport.websockets import WebsocketsTransport
 
-from api.process import clean_env as server_env
-from api.process import served
-from api.settings import Settings
-from api.store import open_application
+from api.cli.process import clean_env as server_env
+from api.cli.process import served
+from api.service.settings import Settings
+from api.service.store import open_application
 from tests.conftest import in_ci
 from tests.e2e.test_serve import REPO, Server
 from tests.graphql_helpers import GQL, create_campaign, gid, issue, pc

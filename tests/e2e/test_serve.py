@@ -17,8 +17,8 @@ from gql import Client, gql
 from gql.transport.httpx import HTTPXTransport
 from gql.transport.websockets import WebsocketsTransport
 
-from api.process import Proc, free_port, start_api
-from api.process import clean_env as server_env
+from api.cli.process import Proc, free_port, start_api
+from api.cli.process import clean_env as server_env
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def chronicle(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "api.cli", *args],
+        [sys.executable, "-m", "api.cli.main", *args],
         cwd=REPO,
         env=env,
         capture_output=True,

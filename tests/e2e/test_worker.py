@@ -16,10 +16,10 @@ from uuid import UUID
 import psycopg
 import pytest
 
-from api import views as wiring
-from api.application import ChronicleApplication
-from api.settings import Settings
-from api.store import open_application
+from api.service import views as wiring
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
 from projections.storage import ViewStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
@@ -34,7 +34,7 @@ def worker(store: Settings, batch_size: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
     env.update(CHRONICLE_DATABASE_URL=store.database_url, PGAPPNAME=APP_NAME, CHRONICLE_LOG_LEVEL="warning")
     return subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "worker", "--batch-size", str(batch_size)],
+        [sys.executable, "-m", "api.cli.main", "worker", "--batch-size", str(batch_size)],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

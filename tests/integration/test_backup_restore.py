@@ -24,11 +24,11 @@ from uuid import UUID
 import pytest
 from psycopg import sql
 
-from api import views as wiring
-from api.application import ChronicleApplication
-from api.demo import create_demo
-from api.settings import Database, Settings
-from api.store import open_application
+from api.service import views as wiring
+from api.service.application import ChronicleApplication
+from api.service.demo import create_demo
+from api.service.settings import Database, Settings
+from api.service.store import open_application
 from projections.runner import Follower
 from tests.conftest import connect, with_schema
 
@@ -39,8 +39,13 @@ def chronicle(store: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
     env["CHRONICLE_DATABASE_URL"] = store.database_url
     result = subprocess.run(
-        [sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env, capture_output=True, text=True,
-        timeout=120, check=False,
+        [sys.executable, "-m", "api.cli.main", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, f"chronicle {' '.join(args)}: {result.stdout}\n{result.stderr}"
     return result
@@ -79,8 +84,10 @@ def _binaries() -> dict[str, str]:
     found = {name: shutil.which(name) for name in ("pg_dump", "pg_restore", "psql")}
     missing = [name for name, path in found.items() if path is None]
     if missing:
-        pytest.skip(f"PostgreSQL client binaries not installed: {', '.join(missing)} (apt-get install "
-                    "postgresql-client); the backup procedure in docs/operations.md needs them")
+        pytest.skip(
+            f"PostgreSQL client binaries not installed: {', '.join(missing)} (apt-get install "
+            "postgresql-client); the backup procedure in docs/operations.md needs them"
+        )
     return {name: str(path) for name, path in found.items()}
 
 
@@ -114,14 +121,21 @@ def test_pg_dump_of_a_schema_restored_into_another_schema(
     # The backup, as docs/operations.md gives it (custom format, one schema, no owners).
     subprocess.run(
         [tools["pg_dump"], "--format=custom", "--no-owner", f"--schema={source}", f"--file={archive}"],
-        env=env, check=True, capture_output=True, timeout=120,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     # Restore into ANOTHER schema of the same database: pg_restore writes the SQL, the schema's
     # (random, unique) name is replaced, psql runs it. (Into an empty database, operators
     # simply run `pg_restore --dbname=...`.)
     script = subprocess.run(
         [tools["pg_restore"], "--no-owner", "--file=-", str(archive)],
-        env=env, check=True, capture_output=True, text=True, timeout=120,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
     ).stdout
     target = f"r_{uuid.uuid4().hex[:12]}"
     renamed = re.sub(rf"\b{re.escape(source)}\b", target, script)
@@ -129,7 +143,12 @@ def test_pg_dump_of_a_schema_restored_into_another_schema(
     try:
         subprocess.run(
             [tools["psql"], "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1", "--file=-"],
-            input=renamed, env=env, check=True, capture_output=True, text=True, timeout=120,
+            input=renamed,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         restored_settings = Settings(database_url=with_schema(url, target))
         restored = open_application(restored_settings)

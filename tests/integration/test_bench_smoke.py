@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from api.settings import Database
+from api.service.settings import Database
 from bench.figures import FIGURES
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.e2e]

@@ -13,9 +13,9 @@ from uuid import UUID
 
 import pytest
 
-from api.application import ChronicleApplication
-from api.settings import Settings
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
 from domain.errors import Conflict, DomainError, RuleViolation
 
 ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from api.cli.main import app
 
 
 def test_demo_export_import_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,9 +45,9 @@ def test_the_demo_prints_a_gm_token_that_opens_the_campaign(
 ) -> None:
     from uuid import UUID
 
-    from api.auth import AccessControl
-    from api.settings import Settings
-    from api.store import open_application
+    from api.service.auth import AccessControl
+    from api.service.settings import Settings
+    from api.service.store import open_application
 
     url = f"sqlite:///{tmp_path / 'store.sqlite'}"
     monkeypatch.setenv("CHRONICLE_DATABASE_URL", url)

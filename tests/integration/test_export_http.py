@@ -9,11 +9,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from api.application import ChronicleApplication
-from api.auth import AccessControl
-from api.demo import ENCOUNTER, create_demo
 from api.exports import service
-from api.exports.http import router
+from api.http.exports import router
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
+from api.service.demo import ENCOUNTER, create_demo
 
 
 @pytest.fixture

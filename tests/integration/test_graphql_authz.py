@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.application import ChronicleApplication
 from api.graphql.mutations import ACTIONS
-from api.http import create_app
-from api.settings import Settings
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
 from tests.graphql_helpers import GQL, INPUT_TYPES, create_campaign, gid, issue, pc
 
 ROLES = ("gm", "own_player", "other_player", "viewer", "other_gm", "none")
@@ -171,7 +171,7 @@ def expected(role: str, player_ok: bool | str) -> str:
 
 @pytest.fixture(scope="module")
 def table() -> Iterator[tuple[GQL, Table]]:
-    from api.store import open_application
+    from api.service.store import open_application
 
     app: ChronicleApplication = open_application(Settings(database_url="memory:"))
     with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
@@ -291,7 +291,7 @@ def test_token_management_is_for_the_gm(table: tuple[GQL, Table]) -> None:
 
 
 def test_the_actions_list_is_what_the_schema_offers() -> None:
-    from api.schema import schema
+    from api.graphql.served import schema
 
     mutation_type = schema.get_type_by_name("Mutation")
     names = {f.graphql_name or f.python_name for f in mutation_type.fields}  # type: ignore[union-attr]

@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 import api.graphql.data
-from api.application import ChronicleApplication
 from api.graphql.errors import ALL_CODES
-from api.http import create_app
-from api.schema import schema_sdl
-from api.settings import Settings
+from api.graphql.served import schema_sdl
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
 from tests.graphql_helpers import GQL, create_campaign, gid
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from api.application import ChronicleApplication
-from api.http import create_app
-from api.settings import Settings
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
 

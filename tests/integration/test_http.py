@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import api.http
-from api.application import ChronicleApplication
-from api.http import create_app
-from api.settings import Settings
+import api.http.app
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_readyz_when_the_store_does_not_answer(client: TestClient, monkeypatch: 
     def broken(_: object) -> None:
         raise OSError("connection refused\n(second line)")
 
-    monkeypatch.setattr(api.http, "check_store", broken)
+    monkeypatch.setattr(api.http.app, "check_store", broken)
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json() == {"status": "not ready", "reason": "connection refused (second line)"}

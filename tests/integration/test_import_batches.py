@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-import api.application as application_module
-from api.application import ChronicleApplication
-from api.demo import create_demo
+import api.service.application as application_module
 from api.exports import jsonl, service
-from api.settings import Settings
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.demo import create_demo
+from api.service.settings import Settings
+from api.service.store import open_application
 from domain.errors import NotFound
 
 

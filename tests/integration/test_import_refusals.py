@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from api.application import ChronicleApplication
-from api.demo import create_demo
 from api.exports import service
 from api.exports.jsonl import ImportRefused
+from api.service.application import ChronicleApplication
+from api.service.demo import create_demo
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from uuid import UUID
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.application import ChronicleApplication
-from api.demo import create_demo
 from api.exports import service
-from api.settings import Settings
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.demo import create_demo
+from api.service.settings import Settings
+from api.service.store import open_application
 from domain.errors import DomainError
 from tests.unit.conftest import Table
 from tests.unit.test_fold_properties import as_fact, campaigns

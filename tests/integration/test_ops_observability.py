@@ -19,13 +19,13 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 import api.graphql.data
-from api import observability
-from api.application import ChronicleApplication
-from api.http import create_app
-from api.process import free_port
-from api.settings import Settings
-from api.store import open_application
-from api.views import follower as make_follower
+from api.cli.process import free_port
+from api.http.app import create_app
+from api.service import observability
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
+from api.service.views import follower as make_follower
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
 
@@ -119,14 +119,32 @@ def test_metrics_parse_as_prometheus_text(client: TestClient) -> None:
     samples = {
         (s.name, tuple(sorted(s.labels.items()))): s.value for f in families.values() for s in f.samples
     }
-    assert samples[("chronicle_graphql_operations_total", (("operation", "Version"), ("outcome", "ok"),
-                                                           ("type", "query")))] >= 1
-    assert samples[("chronicle_graphql_operations_total", (("operation", "registerCreature"),
-                                                           ("outcome", "ok"), ("type", "mutation")))] >= 1
+    assert (
+        samples[
+            (
+                "chronicle_graphql_operations_total",
+                (("operation", "Version"), ("outcome", "ok"), ("type", "query")),
+            )
+        ]
+        >= 1
+    )
+    assert (
+        samples[
+            (
+                "chronicle_graphql_operations_total",
+                (("operation", "registerCreature"), ("outcome", "ok"), ("type", "mutation")),
+            )
+        ]
+        >= 1
+    )
     assert samples[("chronicle_facts_appended_total", (("fact_type", "CreatureRegistered"),))] >= 1
     assert samples[("chronicle_projection_lag", ())] == -1  # the memory store has no read models
-    assert samples[("chronicle_http_requests_total", (("method", "POST"), ("route", "/graphql"),
-                                                      ("status", "200")))] >= 3
+    assert (
+        samples[
+            ("chronicle_http_requests_total", (("method", "POST"), ("route", "/graphql"), ("status", "200")))
+        ]
+        >= 3
+    )
 
 
 @pytest.mark.postgres

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from api import views as wiring
-from api.application import ChronicleApplication
-from api.settings import Settings
-from api.store import open_application
+from api.service import views as wiring
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
 from domain.errors import DomainError
 from projections.projector import Projector
 from projections.runner import Follower, wait_for

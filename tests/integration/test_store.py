@@ -16,9 +16,9 @@ from uuid import UUID
 import pytest
 from psycopg import sql
 
-from api.application import ChronicleApplication
-from api.settings import ConfigError, Database, Settings
-from api.store import check_store, open_application
+from api.service.application import ChronicleApplication
+from api.service.settings import ConfigError, Database, Settings
+from api.service.store import check_store, open_application
 from domain.campaign import Campaign
 from tests.conftest import connect, with_schema
 

@@ -23,9 +23,9 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from api import views as wiring
-from api.settings import Settings
-from api.store import open_application
+from api.service import views as wiring
+from api.service.settings import Settings
+from api.service.store import open_application
 from domain import facts
 from projections.runner import Follower
 
@@ -102,8 +102,15 @@ def test_a_stored_v1_fact_is_read_as_v2(store: Settings) -> None:
     try:
         cid = app.create_campaign("Old table")
         app.register_creature(
-            cid, creature_id="vex", name="Vex", kind="pc", level=1, abilities=ABILITIES,
-            max_hp=30, surges_per_day=3, defenses=DEFENSES,
+            cid,
+            creature_id="vex",
+            name="Vex",
+            kind="pc",
+            level=1,
+            abilities=ABILITIES,
+            max_hp=30,
+            surges_per_day=3,
+            defenses=DEFENSES,
         )
         app.deal_damage(cid, "vex", amount=12)
     finally:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from api.application import ChronicleApplication
+from api.service.application import ChronicleApplication
 
 ABILITIES = {"str": 10, "con": 12, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 PC_DEFENSES = {"ac": 29, "fort": 15, "ref": 16, "will": 14}
@@ -38,18 +38,43 @@ class Table:
         self.cid = app.create_campaign("Unit", flags=flags)
 
     # --- setup -----------------------------------------------------------
-    def pc(self, cid: str = "vex", *, max_hp: int = 40, surges: int = 8, level: int = 5, con: int = 12,
-           **sheet: Any) -> Any:
+    def pc(
+        self,
+        cid: str = "vex",
+        *,
+        max_hp: int = 40,
+        surges: int = 8,
+        level: int = 5,
+        con: int = 12,
+        **sheet: Any,
+    ) -> Any:
         return self.app.register_creature(
-            self.cid, creature_id=cid, name=cid.title(), kind="pc", level=level,
-            abilities={**ABILITIES, "con": con}, max_hp=max_hp, surges_per_day=surges,
-            defenses=dict(PC_DEFENSES), **sheet)
+            self.cid,
+            creature_id=cid,
+            name=cid.title(),
+            kind="pc",
+            level=level,
+            abilities={**ABILITIES, "con": con},
+            max_hp=max_hp,
+            surges_per_day=surges,
+            defenses=dict(PC_DEFENSES),
+            **sheet,
+        )
 
-    def monster(self, cid: str = "orc", *, max_hp: int = 50, con: int = 12, kind: str = "monster",
-                **sheet: Any) -> Any:
+    def monster(
+        self, cid: str = "orc", *, max_hp: int = 50, con: int = 12, kind: str = "monster", **sheet: Any
+    ) -> Any:
         return self.app.register_creature(
-            self.cid, creature_id=cid, name=cid.title(), kind=kind, level=5,
-            abilities={**ABILITIES, "con": con}, max_hp=max_hp, defenses=dict(MONSTER_DEFENSES), **sheet)
+            self.cid,
+            creature_id=cid,
+            name=cid.title(),
+            kind=kind,
+            level=5,
+            abilities={**ABILITIES, "con": con},
+            max_hp=max_hp,
+            defenses=dict(MONSTER_DEFENSES),
+            **sheet,
+        )
 
     # --- reads -----------------------------------------------------------
     def c(self, creature: str, position: int | None = None, view: str = "corrected") -> dict[str, Any]:
@@ -86,8 +111,12 @@ class Table:
 
     def hit_vex(self, damage_faces: list[int], face: int = 19, **target: Any) -> Any:
         """The orc's axe (+8, 2d6+4) against vex (AC 29)."""
-        return self.app.attack(self.cid, "orc", dict(AXE),
-                               [{"target": "vex", "face": face, "damage_faces": damage_faces, **target}])
+        return self.app.attack(
+            self.cid,
+            "orc",
+            dict(AXE),
+            [{"target": "vex", "face": face, "damage_faces": damage_faces, **target}],
+        )
 
 
 @pytest.fixture

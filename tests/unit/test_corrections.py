@@ -17,8 +17,9 @@ from tests.unit.conftest import AXE, Table
 from tests.unit.test_sw_ledger import make_dying, refused
 
 
-def hp_wounds(t: Table, who: str = "vex", position: int | None = None,
-              view: str = "corrected") -> tuple[int, int]:
+def hp_wounds(
+    t: Table, who: str = "vex", position: int | None = None, view: str = "corrected"
+) -> tuple[int, int]:
     c = t.c(who, position, view)
     return c["hp"], c["wounds"]
 
@@ -34,10 +35,12 @@ def test_revoking_a_fact_drops_just_that_fact(table: Table) -> None:
 
 
 def test_revoking_an_action_drops_every_fact_with_its_correlation_id(table: Table) -> None:
-    action = table.record_many([
-        ("TemporaryHitPointsGranted", {"target": "vex", "amount": 5}),
-        ("DamageTaken", {"target": "vex", "amount": 8}),
-    ])
+    action = table.record_many(
+        [
+            ("TemporaryHitPointsGranted", {"target": "vex", "amount": 5}),
+            ("DamageTaken", {"target": "vex", "amount": 8}),
+        ]
+    )
     table.deal_damage("vex", amount=1)  # a later, separate action
     assert (table.c("vex")["temp_hp"], table.c("vex")["hp"]) == (0, 36)
     table.revoke(action.positions[0], "the whole action was a mistake", cascade="action")
@@ -49,8 +52,9 @@ def test_revoking_an_action_drops_every_fact_with_its_correlation_id(table: Tabl
 def test_revoking_consequences_drops_the_fact_and_everything_it_caused(table: Table) -> None:
     cause = table.deal_damage("vex", amount=10)
     child = table.record("HealingSurgeSpent", {"creature": "vex"}, meta={"causation_id": cause.position})
-    table.record("TemporaryHitPointsGranted", {"target": "vex", "amount": 4},
-                 meta={"causation_id": child.position})
+    table.record(
+        "TemporaryHitPointsGranted", {"target": "vex", "amount": 4}, meta={"causation_id": child.position}
+    )
     table.deal_damage("orc", amount=7)  # unrelated
     table.revoke(cause.position, "never happened", cascade="consequences")
     vex = table.c("vex")
@@ -159,8 +163,14 @@ def test_an_attack_d20_amended_to_a_miss_removes_its_damage(table: Table) -> Non
 def test_an_amendment_that_breaks_the_schema_or_targets_a_correction_is_refused(table: Table) -> None:
     hit = table.deal_damage("vex", amount=9)
     refused(table, "INVALID_INPUT", table.amend, hit.position, {"amount": -1}, "bad")
-    refused(table, "INVALID_DICE", table.amend, hit.position, {"roll": {"expression": "1d6", "terms": [
-        {"sides": 6, "faces": [7], "sign": 1}]}}, "bad face")
+    refused(
+        table,
+        "INVALID_DICE",
+        table.amend,
+        hit.position,
+        {"roll": {"expression": "1d6", "terms": [{"sides": 6, "faces": [7], "sign": 1}]}},
+        "bad face",
+    )
     rev = table.revoke(hit.position, "gone")
     refused(table, "ALREADY_REVOKED", table.amend, hit.position, {"amount": 1}, "revoked")
     refused(table, "INVALID_INPUT", table.amend, rev.position, {"target": 1}, "a revocation")
@@ -169,8 +179,18 @@ def test_an_amendment_that_breaks_the_schema_or_targets_a_correction_is_refused(
 # ------------------------------------------------------------------ rulings
 def cover_attack(t: Table, target: str = "orc", face: int = 10, ruling: str = "r-1") -> Any:
     power = {**AXE, "attack_bonus": 9}
-    return t.attack("vex", power, [{"target": target, "face": face, "damage_faces": [3, 3],
-                                     "circumstances": [{"name": "cover", "ruling": ruling}]}])
+    return t.attack(
+        "vex",
+        power,
+        [
+            {
+                "target": target,
+                "face": face,
+                "damage_faces": [3, 3],
+                "circumstances": [{"name": "cover", "ruling": ruling}],
+            }
+        ],
+    )
 
 
 def test_a_ruling_upheld_changes_nothing(table: Table) -> None:
@@ -336,9 +356,12 @@ def test_what_if_previews_and_stores_nothing(table: Table) -> None:
     hit = table.deal_damage("vex", amount=10)
     position, stored, before = table.position, table.store_max(), table.summary()
     registration = next(e.seq for e in table.ledger.entries if e.payload.get("creature_id") == "vex")
-    preview = table.what_if([("FactRevoked", {"target": hit.position, "reason": "what if"}),
-                             ("FactAmended", {"target": registration, "patch": {"max_hp": 44},
-                                              "reason": "x"})])
+    preview = table.what_if(
+        [
+            ("FactRevoked", {"target": hit.position, "reason": "what if"}),
+            ("FactAmended", {"target": registration, "patch": {"max_hp": 44}, "reason": "x"}),
+        ]
+    )
     assert preview["changes"]["vex"]["hp"] == [30, 44]
     assert preview["changes"]["vex"]["max_hp"] == [40, 44]
     assert (table.position, table.store_max()) == (position, stored)
@@ -373,8 +396,18 @@ def test_c1_contested_ruling_example_end_to_end(make_table: Any) -> None:
     t.deal_damage("vex", amount=10, wounding=True)
     assert hp_wounds(t) == (11, 2)
     t.record_ruling("r-4", "Is the target flanked?", "target was flanked")
-    a9 = t.attack("orc", dict(AXE), [{"target": "vex", "face": 19, "damage_faces": [5, 5],
-                                       "circumstances": [{"name": "combat_advantage", "ruling": "r-4"}]}])
+    a9 = t.attack(
+        "orc",
+        dict(AXE),
+        [
+            {
+                "target": "vex",
+                "face": 19,
+                "damage_faces": [5, 5],
+                "circumstances": [{"name": "combat_advantage", "ruling": "r-4"}],
+            }
+        ],
+    )
     assert a9.outcome["targets"][0]["attack_total"] == 29
     assert (hp_wounds(t), t.c("vex")["life"]) == ((0, -1), "dying")
     save = t.death_save("vex", face=7)
@@ -397,8 +430,9 @@ def test_c1_contested_ruling_example_end_to_end(make_table: Any) -> None:
     assert vex["death_save_failures"] == 0
     assert t.ledger.status(save.position) == ["orphaned"]
     # no other event is edited
-    assert [(e.seq, e.type, e.payload) for e in t.ledger.entries[:len(stored_before)]] == [
-        (e.seq, e.type, e.payload) for e in stored_before]
+    assert [(e.seq, e.type, e.payload) for e in t.ledger.entries[: len(stored_before)]] == [
+        (e.seq, e.type, e.payload) for e in stored_before
+    ]
     # history in both time axes
     assert t.c("vex", save.position, "recorded")["life"] == "dying"
     assert t.c("vex", save.position, "corrected")["life"] == "active"

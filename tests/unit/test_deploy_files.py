@@ -12,16 +12,16 @@ from typing import Any
 
 import yaml
 
-import api.settings as settings_module
-from api.settings import Settings
+import api.service.settings as settings_module
+from api.service.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 
 
 def setting_variables() -> dict[str, str]:
-    """Every ``NAME = PREFIX + "..."`` constant of api/settings.py: constant name -> variable."""
-    tree = ast.parse((REPO / "api" / "settings.py").read_text(encoding="utf-8"))
+    """Every ``NAME = PREFIX + "..."`` constant of api/service/settings.py: constant name -> variable."""
+    tree = ast.parse((REPO / "api" / "service" / "settings.py").read_text(encoding="utf-8"))
     found = {}
     for node in tree.body:
         if (
@@ -120,7 +120,7 @@ def test_the_dockerfile_is_multi_stage_slim_non_root_with_a_healthcheck() -> Non
     froms = [line for line in lines if line.startswith("FROM ")]
     assert len(froms) >= 2 and all("slim" in line for line in froms)
     assert any("pip wheel" in line for line in lines)
-    runtime = lines[lines.index(froms[-1]):]
+    runtime = lines[lines.index(froms[-1]) :]
     user = [line.split()[1] for line in runtime if line.startswith("USER ")]
     assert user and user[-1].split(":")[0] not in ("root", "0")
     health = [line for line in runtime if line.startswith("HEALTHCHECK ")]

@@ -14,9 +14,9 @@ from uuid import UUID
 
 import pytest
 
-from api.application import ChronicleApplication
-from api.demo import ENCOUNTER, create_demo
 from api.exports import service
+from api.service.application import ChronicleApplication
+from api.service.demo import ENCOUNTER, create_demo
 from domain.errors import DomainError
 from tests.unit.conftest import memory_application
 

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.application import ChronicleApplication
+from api.service.application import ChronicleApplication
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from api.settings import ConfigError, Settings
-from api.store import open_application, persistence_env
+from api.service.settings import ConfigError, Settings
+from api.service.store import open_application, persistence_env
 
 
 def test_memory() -> None:

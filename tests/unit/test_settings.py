@@ -6,7 +6,7 @@ import getpass
 
 import pytest
 
-from api.settings import DEFAULT_DATABASE_URL, ConfigError, Database, Settings, parse_database_url
+from api.service.settings import DEFAULT_DATABASE_URL, ConfigError, Database, Settings, parse_database_url
 
 
 def test_defaults_when_nothing_is_set() -> None:

@@ -16,13 +16,30 @@ class _Ctx:
 
 def _state_with_one_creature() -> SWState:
     s = SWState({"xp_table": "orcus"})
-    creature_registered(s, {
-        "creature_id": "vex", "name": "Vex", "kind": "pc", "level": 1, "heroic": False,
-        "abilities": {"str": 10, "con": 12, "dex": 10, "int": 10, "wis": 10, "cha": 10},
-        "max_hp": 20, "surges_per_day": 6, "defenses": {"ac": 15, "fort": 12, "ref": 12, "will": 12},
-        "speed": 6, "resist": {}, "vuln": {}, "regeneration": 0, "crit_min": 20, "initiative_misc": 0,
-        "max_wounds": None, "second_wind": None, "xp": None,
-    }, _Ctx())
+    creature_registered(
+        s,
+        {
+            "creature_id": "vex",
+            "name": "Vex",
+            "kind": "pc",
+            "level": 1,
+            "heroic": False,
+            "abilities": {"str": 10, "con": 12, "dex": 10, "int": 10, "wis": 10, "cha": 10},
+            "max_hp": 20,
+            "surges_per_day": 6,
+            "defenses": {"ac": 15, "fort": 12, "ref": 12, "will": 12},
+            "speed": 6,
+            "resist": {},
+            "vuln": {},
+            "regeneration": 0,
+            "crit_min": 20,
+            "initiative_misc": 0,
+            "max_wounds": None,
+            "second_wind": None,
+            "xp": None,
+        },
+        _Ctx(),
+    )
     return s
 
 

@@ -1,4 +1,4 @@
-"""The event store: translate :class:`~api.settings.Settings` into eventsourcing's configuration.
+"""The event store: translate :class:`~api.service.settings.Settings` into eventsourcing's configuration.
 
 eventsourcing is configured by its own environment keys (``PERSISTENCE_MODULE``,
 ``SQLITE_DBNAME``, ``POSTGRES_*``...). :func:`persistence_env` derives them from
@@ -30,8 +30,8 @@ from eventsourcing.persistence import PersistenceError
 from eventsourcing.utils import strtobool
 from psycopg import sql
 
-from api.application import ChronicleApplication
-from api.settings import DATABASE_URL, ConfigError, Database, Settings
+from api.service.application import ChronicleApplication
+from api.service.settings import DATABASE_URL, ConfigError, Database, Settings
 
 __all__ = ["DEFAULT_CONNECT_TIMEOUT", "check_store", "open_application", "persistence_env"]
 

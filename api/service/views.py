@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from api.application import ChronicleApplication
-from api.settings import Settings
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
 from projections.projector import PROJECTIONS
 from projections.runner import DEFAULT_BATCH, Follower, RebuildResult
 from projections.runner import rebuild as rebuild_views

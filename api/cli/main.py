@@ -1,6 +1,6 @@
 """The ``chronicle`` command.
 
-``chronicle serve`` reads the ``CHRONICLE_*`` variables (see ``api.settings``), opens the
+``chronicle serve`` reads the ``CHRONICLE_*`` variables (see ``api.service.settings``), opens the
 store and runs the HTTP/GraphQL server. A bad configuration exits with status 78
 (``EX_CONFIG``) and one line on stderr, never a traceback.
 """
@@ -13,10 +13,10 @@ from typing import Annotated, NoReturn
 import typer
 import uvicorn
 
-from api.exports.cli import register as register_exports
-from api.http import create_app
-from api.observability import configure_logging
-from api.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
+from api.cli.exports import register as register_exports
+from api.http.app import create_app
+from api.service.observability import configure_logging
+from api.service.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
 
 __all__ = ["EXIT_CONFIG", "app", "main"]
 
@@ -70,7 +70,7 @@ def serve(
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        log_config=None,  # our handler (api.observability) formats uvicorn's lines too
+        log_config=None,  # our handler (api.service.observability) formats uvicorn's lines too
         access_log=False,  # RequestContext writes one `request` line per request, with its id
         timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
     )
@@ -83,7 +83,7 @@ def worker(
     """Keep the read models current (catch up, then follow) until SIGTERM or SIGINT."""
     import signal
 
-    from api.views import follower
+    from api.service.views import follower
 
     try:
         settings = Settings.from_env()
@@ -113,15 +113,13 @@ def worker(
 
 @app.command()
 def rebuild(
-    projection: Annotated[
-        str, typer.Option(help="creatures, encounters, facts, log, or all.")
-    ] = "all",
+    projection: Annotated[str, typer.Option(help="creatures, encounters, facts, log, or all.")] = "all",
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
 ) -> None:
     """Drop read models and rebuild them from the event log."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from api.views import rebuild as rebuild_views
+    from api.service.views import rebuild as rebuild_views
     from projections.projector import PROJECTIONS
 
     names = PROJECTIONS if projection == "all" else (projection,)
@@ -136,7 +134,10 @@ def rebuild(
     except ConfigError as exc:
         _config_error(exc)
     columns = (
-        TextColumn("rebuilding {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+        TextColumn("rebuilding {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
     )
     with Progress(*columns, transient=False) as bar:
         task = bar.add_task(", ".join(names), total=None)
@@ -145,16 +146,18 @@ def rebuild(
             bar.update(task, completed=done, total=total)
 
         result = rebuild_views(settings, names, batch_size=batch_size, progress=progress)
-    typer.echo(f"Rebuilt {', '.join(result.projections)}: {result.events} events in {result.seconds:.2f}s "
-               f"({result.rate:,.0f} events/s)")
+    typer.echo(
+        f"Rebuilt {', '.join(result.projections)}: {result.events} events in {result.seconds:.2f}s "
+        f"({result.rate:,.0f} events/s)"
+    )
 
 
-register_exports(app)  # chronicle demo / export / import (api/exports/cli.py)
+register_exports(app)  # chronicle demo / export / import (api/cli/exports.py)
 
 
 def _configure_logging(settings: Settings) -> None:
     """Once per process: every logger (Chronicle's and uvicorn's) at CHRONICLE_LOG_LEVEL, one line
-    per record on stderr, as JSON or text (CHRONICLE_LOG_FORMAT; see api/observability.py)."""
+    per record on stderr, as JSON or text (CHRONICLE_LOG_FORMAT; see api/service/observability.py)."""
     configure_logging(settings.log_level, settings.log_format)
 
 

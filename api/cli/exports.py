@@ -1,4 +1,4 @@
-"""``chronicle demo``, ``chronicle export`` and ``chronicle import`` (registered by ``api.cli``)."""
+"""``chronicle demo``, ``chronicle export`` and ``chronicle import`` (registered by ``api.cli.main``)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from api.application import ChronicleApplication
-from api.auth import AccessControl
 from api.exports import service
 from api.exports.jsonl import ImportRefused
-from api.settings import ConfigError, Settings
-from api.store import open_application
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
+from api.service.settings import ConfigError, Settings
+from api.service.store import open_application
 from domain.errors import DomainError
 
 EXIT_DATAERR = 65  # sysexits.h: the input data was incorrect
@@ -47,7 +47,7 @@ def _fail(message: str, code: int) -> NoReturn:
 
 def demo() -> None:
     """Record the demo campaign (every feature, one contested ruling) on the configured store."""
-    from api.demo import create_demo
+    from api.service.demo import create_demo
 
     settings, app = _open()
     try:

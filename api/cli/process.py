@@ -72,12 +72,14 @@ class Proc:
 
 
 def start(name: str, args: list[str], env: dict[str, str], workdir: Path) -> Proc:
-    """Start ``python -m api.cli ARGS`` with its output in ``workdir``."""
+    """Start ``python -m api.cli.main ARGS`` with its output in ``workdir``."""
     workdir.mkdir(parents=True, exist_ok=True)
     run = len(list(workdir.glob(f"{name}-*.out")))
     stdout, stderr = workdir / f"{name}-{run}.out", workdir / f"{name}-{run}.err"
     with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen([sys.executable, "-m", "api.cli", *args], env=env, stdout=out, stderr=err)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "api.cli.main", *args], env=env, stdout=out, stderr=err
+        )
     return Proc(name, process, stdout, stderr)
 
 

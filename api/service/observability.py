@@ -170,24 +170,33 @@ ProcessCollector(registry=REGISTRY)
 PlatformCollector(registry=REGISTRY)
 
 HTTP_REQUESTS = Counter(
-    "chronicle_http_requests", "HTTP requests answered, by route and status.",
-    ["method", "route", "status"], registry=REGISTRY,
+    "chronicle_http_requests",
+    "HTTP requests answered, by route and status.",
+    ["method", "route", "status"],
+    registry=REGISTRY,
 )
 HTTP_DURATION = Histogram(
-    "chronicle_http_request_duration_seconds", "HTTP request latency, by route.",
-    ["method", "route"], registry=REGISTRY,
+    "chronicle_http_request_duration_seconds",
+    "HTTP request latency, by route.",
+    ["method", "route"],
+    registry=REGISTRY,
 )
 GRAPHQL_OPERATIONS = Counter(
     "chronicle_graphql_operations",
     "GraphQL operations, by operation (its name, else its root fields), type and outcome.",
-    ["operation", "type", "outcome"], registry=REGISTRY,
+    ["operation", "type", "outcome"],
+    registry=REGISTRY,
 )
 GRAPHQL_DURATION = Histogram(
-    "chronicle_graphql_operation_duration_seconds", "GraphQL operation latency, by operation and type.",
-    ["operation", "type"], registry=REGISTRY,
+    "chronicle_graphql_operation_duration_seconds",
+    "GraphQL operation latency, by operation and type.",
+    ["operation", "type"],
+    registry=REGISTRY,
 )
 FACTS_APPENDED = Counter(
-    "chronicle_facts_appended", "Facts stored by this process, by fact type.", ["fact_type"],
+    "chronicle_facts_appended",
+    "Facts stored by this process, by fact type.",
+    ["fact_type"],
     registry=REGISTRY,
 )
 PROJECTION_LAG = Gauge(

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from api.application import ChronicleApplication
+from api.service.application import ChronicleApplication
 from domain import dice
 
 __all__ = ["DEMO_NAME", "create_demo"]

@@ -1,7 +1,7 @@
 """Streaming downloads: ``GET /campaigns/{id}/export.md``, ``.jsonl`` and ``.html``.
 
-Mount with ``app.include_router(api.exports.http.router)``. The ``application`` is read from
-``request.app.state.application`` (set by ``api.http.create_app``).
+Mount with ``app.include_router(api.http.exports.router)``. The ``application`` is read from
+``request.app.state.application`` (set by ``api.http.app.create_app``).
 
 Access: every endpoint depends on :func:`authorize` (a bearer token of this campaign, any
 role; 401 without one, 404 for another campaign's or a missing campaign), so that no endpoint
@@ -19,11 +19,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.application import ChronicleApplication
-from api.auth import AccessControl
 from api.exports import service
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
 from domain.errors import DomainError
 
 __all__ = ["authorize", "router"]

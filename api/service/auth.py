@@ -34,7 +34,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
-from api.application import ChronicleApplication
+from api.service.application import ChronicleApplication
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound
 
 __all__ = [

@@ -14,7 +14,7 @@ Routes:
   (SQLite, PostgreSQL), they are at most ``CHRONICLE_READY_MAX_LAG`` facts behind the store
   head: 200 ``{"status": "ready", "projection_lag": N}``, or 503
   ``{"status": "not ready", "reason": ...}``;
-- ``/metrics``: Prometheus text format (``api.observability``).
+- ``/metrics``: Prometheus text format (``api.service.observability``).
 
 Every request gets a request id (``X-Request-ID``, echoed; on every log line of the request).
 
@@ -36,14 +36,14 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from strawberry.fastapi import GraphQLRouter
 
-from api import observability, views
-from api.application import ChronicleApplication
-from api.auth import AccessControl
-from api.exports.http import router as exports_router
 from api.graphql.router import BodySizeLimit, graphql_router
-from api.schema import server_version
-from api.settings import Settings
-from api.store import check_store, open_application
+from api.graphql.served import server_version
+from api.http.exports import router as exports_router
+from api.service import observability, views
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
+from api.service.settings import Settings
+from api.service.store import check_store, open_application
 from projections.storage import ViewStore
 
 __all__ = ["ProjectionLag", "create_app"]
@@ -52,7 +52,7 @@ logger = logging.getLogger("chronicle.http")
 
 
 def create_app(settings: Settings, application: ChronicleApplication | None = None) -> FastAPI:
-    """Build the ASGI app. Raises :class:`~api.settings.ConfigError` if the store cannot be opened."""
+    """Build the ASGI app. Raises :class:`~api.service.settings.ConfigError` if the store cannot be opened."""
     owned = application is None
     chronicle = open_application(settings) if application is None else application
 
@@ -108,8 +108,7 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
         limit = settings.ready_max_lag
         if limit and behind > limit:
             reason = (
-                f"projection lag {behind} > CHRONICLE_READY_MAX_LAG {limit} "
-                "(is `chronicle worker` running?)"
+                f"projection lag {behind} > CHRONICLE_READY_MAX_LAG {limit} (is `chronicle worker` running?)"
             )
             logger.warning("readiness check failed: %s", reason)
             return JSONResponse(

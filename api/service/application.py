@@ -29,7 +29,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
-from api import observability
+from api.service import observability
 from domain import dice, facts
 from domain.campaign import Campaign
 from domain.errors import Conflict, InvalidInput, NotFound

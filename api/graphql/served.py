@@ -1,12 +1,12 @@
 """The GraphQL schema served at ``/graphql`` (thin export point; the code is in ``api.graphql``).
 
 ``schema`` is built with the default settings (what ``schema.graphql`` at the repository root
-records: ``make schema`` rewrites it, a test compares). ``api.http`` builds the served schema
+records: ``make schema`` rewrites it, a test compares). ``api.http.app`` builds the served schema
 from the configured settings (limits, introspection) with :func:`build_schema`.
 
 Resolvers receive ``info.context`` as a dict holding Strawberry's defaults (``request``,
 ``response``, ``background_tasks``) plus ``application`` (the
-:class:`~api.application.ChronicleApplication`), ``settings``, ``access`` (token checks) and
+:class:`~api.service.application.ChronicleApplication`), ``settings``, ``access`` (token checks) and
 ``broadcaster`` (wakes subscriptions).
 """
 

@@ -1,0 +1,1 @@
+"""The ``chronicle`` command line (``api.cli.main``) and its helpers."""

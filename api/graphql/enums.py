@@ -1,0 +1,45 @@
+"""Enums shared by the GraphQL input and output types (one module, so neither imports the other)."""
+
+from __future__ import annotations
+
+import enum
+
+import strawberry
+
+
+@strawberry.enum(description="Which corrections a past state takes into account.")
+class TimeAxis(enum.Enum):
+    CORRECTED = "corrected"  # every correction made so far
+    RECORDED = "recorded"  # only the corrections recorded by then: what the table believed
+
+
+@strawberry.enum
+class CreatureKind(enum.Enum):
+    PC = "pc"
+    MONSTER = "monster"
+    NPC = "npc"
+
+
+@strawberry.enum
+class LifeState(enum.Enum):
+    ACTIVE = "active"
+    KNOCKED_OUT = "knocked_out"
+    DYING = "dying"
+    STABILIZED = "stabilized"
+    DEAD = "dead"
+
+
+@strawberry.enum(description="How corrections treat a fact.")
+class FactStatus(enum.Enum):
+    ACTIVE = "active"
+    REVOKED = "revoked"
+    AMENDED = "amended"
+    ORPHANED = "orphaned"
+    OVERRIDDEN = "overridden"
+
+
+@strawberry.enum
+class Role(enum.Enum):
+    GM = "gm"
+    PLAYER = "player"
+    VIEWER = "viewer"
