@@ -1,6 +1,6 @@
 """Generated campaigns, cached as JSONL under ``bench/results/cache`` keyed by size and seed.
 
-The key also holds a digest of ``bench/generator.py`` and ``domain/facts.py`` (the fact schemas),
+The key also holds a digest of ``bench/generator.py`` and the fact catalogues (the fact schemas),
 so a change to what is played or to the payload shapes regenerates. A change to the rules does
 not: a campaign cached under older rules may hold a few facts the current rules refuse, and the
 fold orphans those (the benchmarks report the orphan count). ``rm -r bench/results/cache`` forces
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.generator import CampaignGenerator
-from domain import facts
+from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CACHE = RESULTS / "cache"
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = ("bench/generator.py", "domain/facts.py")
+SOURCES = ("bench/generator.py", "domain/core/catalogue.py", "domain/rulesets/stellar_winds/facts.py")
 
 Stored = tuple[str, int, dict[str, Any], dict[str, Any]]  # type, version, payload, meta
 
@@ -56,7 +56,7 @@ def campaign(size: int, seed: int = 1, cache_dir: Path = CACHE, quiet: bool = Fa
     if not quiet:
         print(f"  generating a {size:,}-fact campaign (seed {seed}); cached in {path}", file=sys.stderr)
     gen = CampaignGenerator(size, seed)
-    out: list[Stored] = [(t, facts.VERSIONS[t], p, m) for t, p, m in gen.facts()]
+    out: list[Stored] = [(t, facts.versions[t], p, m) for t, p, m in gen.facts()]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     with tmp.open("w", encoding="utf-8") as fh:

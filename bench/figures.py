@@ -27,10 +27,10 @@ from bench import library_runner
 from bench.campaigns import Stored, campaign
 from bench.core import Context, Figure, median, paired, percentile, pg_schema, server, timed
 from bench.generator import REVOCABLE
-from domain import facts
 from domain.campaign import Campaign
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
 from domain.rulesets import get_ruleset
+from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 
 HEADER = {"name": "Bench", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
 
@@ -129,7 +129,7 @@ def _bare_saves(app: ChronicleApplication, n: int) -> tuple[float, list[float]]:
     c = Campaign(name="floor", ruleset="stellar-winds", flags={}, meta={})
     app.save(c)
     latencies = []
-    version = facts.VERSIONS["TimeAdvanced"]
+    version = facts.versions["TimeAdvanced"]
     began = time.perf_counter()
     for _ in range(n):
         t0 = time.perf_counter()

@@ -20,10 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import dice, facts
+from domain import dice
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
+from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 
 Fact = tuple[str, dict[str, Any], dict[str, Any]]  # type, payload, meta
 
@@ -78,7 +79,7 @@ class CampaignGenerator:
             return None
         self._clock += 6
         meta = {**meta, "recorded_at": f"2026-01-01T00:00:00+00:00+{self._clock}s"}
-        self.ledger.append(Entry(self.ledger.next_seq, fact_type, facts.VERSIONS[fact_type], checked, meta))
+        self.ledger.append(Entry(self.ledger.next_seq, fact_type, facts.versions[fact_type], checked, meta))
         self._out.append((fact_type, checked, meta))
         self.stats.accepted += 1
         self.stats.by_type[fact_type] = self.stats.by_type.get(fact_type, 0) + 1

@@ -39,7 +39,7 @@ class Campaign(Aggregate):
         """One fact of play (or one correction), ruleset-neutral.
 
         ``fact_type`` names the fact, ``fact_version`` its payload schema
-        version (upcast on read by ``domain.facts``), ``payload`` holds the
+        version (upcast on read by the ruleset's catalogue), ``payload`` holds the
         inputs as they were at the table (dice faces included) and ``meta``
         the envelope: correlation and causation, who recorded it, the
         idempotency key.

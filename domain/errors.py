@@ -57,3 +57,58 @@ class Conflict(DomainError):
     """Another writer changed the campaign first (optimistic concurrency)."""
 
     code = "CONFLICT"
+
+
+# Codes the core (ledger, catalogue, encounter engine) raises, with their meaning. Each ruleset
+# declares the codes its own rules add (``Ruleset.error_codes``); the API's enum is their union.
+CORE_CODES: dict[str, str] = {
+    "INVALID_INPUT": "The input is malformed: wrong type, out of range, unknown name or fact type.",
+    "INVALID_DICE": (
+        "A dice expression is malformed, too long, rolls too many dice, or hand-entered faces do not fit it."
+    ),
+    "NOT_FOUND": (
+        "No such campaign, creature, encounter, effect, fact or ruling — also what a token of another "
+        "campaign gets."
+    ),
+    "RULE_VIOLATION": "The rules forbid this now (generic; most refusals have a more specific code below).",
+    "CONFLICT": (
+        "`expectedPosition` is stale, or the campaign kept changing under the command: reload and retry."
+    ),
+    "POSITION_OUT_OF_RANGE": "A position outside the campaign (e.g. `afterPosition` beyond the latest).",
+    "ROLLS_PENDING": (
+        "The turn cannot end yet: it still owes a saving throw against a save-ends effect, or a dying "
+        "creature's death save (SW-10). `endTurn` rolls them itself."
+    ),
+    "ALREADY_EXISTS": "A creature, encounter or ruling with this id already exists.",
+    "ALREADY_REVOKED": "The fact is already revoked (restore it first to amend it).",
+    "NOT_REVOKED": "The revocation is no longer in force.",
+    "ALREADY_ROLLED": (
+        "The creature already rolled initiative in this encounter, or its death save this turn."
+    ),
+    "BONUS_DECIDES": "The tie is broken by initiative bonus; no die or coin needed.",
+    "NOT_ROLLED": "The creature has not rolled initiative.",
+    "NOT_TIED": "The creatures are not tied.",
+    "TIE_ORDER_WRONG": "The tie-break does not name exactly the tied creatures.",
+    "ENCOUNTER_ENDED": "The encounter has ended.",
+    "ENCOUNTER_NOT_RUNNING": "The encounter has no turns yet (initiative or a tie-break missing).",
+    "ENCOUNTER_RUNNING": "Another encounter is running, or this needs the encounter not to be running.",
+    "NOT_IN_ENCOUNTER": "The creature is not a participant of the encounter.",
+    "NO_TURN": "There is no current turn.",
+    "NOT_YOUR_TURN": "It is not this creature's turn.",
+    "NOT_DELAYED": "The creature is not delaying.",
+    "CANNOT_DELAY": "The creature cannot delay now.",
+    "NOTHING_READIED": "The creature has no readied action.",
+    "OWN_TURN": "Not allowed on the creature's own turn.",
+    "ALREADY_ACTED": "The creature already acted in a way that excludes this.",
+    "NO_ACTION_LEFT": "The creature has no action of that kind left this turn.",
+    "CREATURE_DEAD": "The creature is dead.",
+    "NOT_YET": "Not yet possible.",
+    "TOO_MUCH": "More than allowed (e.g. wounds above the maximum).",
+    "WRONG_ACTION": "The wrong kind of action for this.",
+    "NOT_ALLOWED": (
+        "Not allowed for this creature (e.g. second wind for a monster, death saves for a minion)."
+    ),
+    "NOT_ACTIVE": "The creature or effect is not active.",
+    "NOT_AFFECTED": "The creature is not affected by this effect.",
+    "SURPRISE_ROUND": "Not allowed in the surprise round.",
+}

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import facts as catalogue
+from domain.core.catalogue import META_TYPES, merge_patch
 from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation
 
 INF = 1 << 62
@@ -97,6 +97,7 @@ class Ledger:
         checkpoint_every: int = 256,
     ) -> None:
         self.ruleset = ruleset
+        self.catalogue = ruleset.catalogue
         self.base_flags: dict[str, Any] = dict(ruleset.flag_defaults)
         for name, value in (flags or {}).items():
             self.base_flags[name] = ruleset.validate_flag(name, value)
@@ -153,7 +154,7 @@ class Ledger:
         """Add a stored fact. Folding is lazy: it happens on the next read."""
         if entry.seq != self.next_seq:
             raise AssertionError(f"fact at {entry.seq} appended after {self.last_seq}")
-        entry.payload = catalogue.upcast(entry.type, entry.version, entry.payload)
+        entry.payload = self.catalogue.upcast(entry.type, entry.version, entry.payload)
         self.entries.append(entry)
         self._index(entry)
         prepared, self._prepared = self._prepared, None
@@ -162,9 +163,7 @@ class Ledger:
             self._adopt(state, orphans, res, checkpoints)
             return
         # A recorded ruling changes the resolution too (its value is read by the facts citing it).
-        if entry.type in catalogue.META_TYPES and (
-            self._reinterprets(entry) or entry.type == "RulingRecorded"
-        ):
+        if entry.type in META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
 
     def _adopt(self, state: Any, orphans: dict[int, str], res: Resolution, checkpoints: list[Any]) -> None:
@@ -265,9 +264,9 @@ class Ledger:
         """The effective payload after a chain of amendments, normalised (cached per chain)."""
         cached = self._amend_cache.get((target, key))
         if cached is None:
-            merged = catalogue.merge_patch(base, patch)
+            merged = merge_patch(base, patch)
             try:
-                cached = catalogue.validate(self.entry(target).type, merged)
+                cached = self.catalogue.validate(self.entry(target).type, merged)
             except DomainError:
                 cached = merged  # checked when the amendment was recorded; keep what it says
             self._amend_cache[(target, key)] = cached
@@ -328,7 +327,7 @@ class Ledger:
     ) -> None:
         """Fold entries[start:stop] into ``state`` (in place)."""
         apply = self.ruleset.apply
-        meta_types = catalogue.META_TYPES
+        meta_types = META_TYPES
         revoked, amended, overrides = res.revoked, res.amended, res.overrides
         ctx = _Ctx(res.ruling_values)
         every = self.checkpoint_every
@@ -534,8 +533,8 @@ class Ledger:
         work done here is adopted by the following ``append`` of the same fact.
         """
         self._catch_up()
-        entry = Entry(self.next_seq, fact_type, catalogue.VERSIONS.get(fact_type, 1), payload, meta)
-        if fact_type in catalogue.META_TYPES:
+        entry = Entry(self.next_seq, fact_type, self.catalogue.version(fact_type), payload, meta)
+        if fact_type in META_TYPES:
             self.check_reference(entry)
             res = (
                 self.resolve(extra=[entry])
@@ -628,10 +627,10 @@ class Ledger:
                     f"fact {target.seq} is revoked; restore it first", field="target", code="ALREADY_REVOKED"
                 )
             current = res.amended.get(target.seq, target.payload)
-            catalogue.validate(target.type, catalogue.merge_patch(current, p["patch"]))
+            self.catalogue.validate(target.type, merge_patch(current, p["patch"]))
         elif t == "OutcomeOverridden":
             target = self.entry(p["target"])
-            if target.type in catalogue.META_TYPES:
+            if target.type in META_TYPES:
                 raise InvalidInput(f"a {target.type} has no derived outcome to override", field="target")
         elif t == "RulingRecorded":
             if p["ruling_id"] in self._rulings_recorded:
@@ -647,9 +646,9 @@ class Ledger:
         self._catch_up()
         extra: list[Entry] = []
         for offset, (fact_type, payload) in enumerate(proposals):
-            if fact_type not in catalogue.META_TYPES or fact_type in {"NoteAdded", "DiceRolled"}:
+            if fact_type not in META_TYPES or fact_type in {"NoteAdded", "DiceRolled"}:
                 raise InvalidInput(f"{fact_type} is not a correction", field="corrections")
-            payload = catalogue.validate(fact_type, payload)
+            payload = self.catalogue.validate(fact_type, payload)
             e = Entry(self.next_seq + offset, fact_type, 1, payload, {})
             self.check_reference(e)
             extra.append(e)
@@ -719,7 +718,7 @@ class Ledger:
             e = self.entries[i]
             if (
                 view == RECORDED
-                and e.type in catalogue.META_TYPES
+                and e.type in META_TYPES
                 and (self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested"))
             ):
                 # a correction changes what the table believed from here on
@@ -745,19 +744,18 @@ def _with_rulings(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, 
 
 
 def _cited_rulings(payload: dict[str, Any]) -> list[str]:
-    """Ruling ids a payload relies on: its ``rulings`` map, and the modifiers and attack
-    circumstances that cite one with a ``ruling`` key (the places the rules honour them)."""
+    """Ruling ids a payload relies on: its top-level ``rulings`` map (field -> ruling id), and
+    every object anywhere in the payload that cites one with a ``ruling`` key (a modifier, an
+    attack circumstance...). Ruleset-neutral: which of those a ruleset honours is its business;
+    indexing one it ignores only makes a refold start a little earlier."""
     found = list(payload["rulings"].values()) if isinstance(payload.get("rulings"), dict) else []
-    lists = [payload.get("modifiers")]
-    targets = payload.get("targets")
-    if isinstance(targets, list):
-        for t in targets:
-            if isinstance(t, dict):
-                lists.append(t.get("modifiers"))
-                lists.append(t.get("circumstances"))
-    for items in lists:
-        if isinstance(items, list):
-            for item in items:
-                if isinstance(item, dict) and isinstance(item.get("ruling"), str):
-                    found.append(item["ruling"])
+    stack: list[Any] = [v for k, v in payload.items() if k != "rulings"]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("ruling"), str):
+                found.append(item["ruling"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return found

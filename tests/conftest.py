@@ -28,7 +28,7 @@ from psycopg import sql
 from api.service.application import ChronicleApplication
 from api.service.settings import ConfigError, Database, Settings, parse_database_url
 from api.service.store import open_application
-from domain.rulesets.stellar_winds import state as sw_state
+from domain.core import state as core_state
 
 TEST_DATABASE_URL = "CHRONICLE_TEST_DATABASE_URL"
 ENABLE_HINT = (
@@ -174,4 +174,4 @@ def memory_app() -> Iterator[ChronicleApplication]:
 # Every test runs with creatures that refuse to be changed while two states share them
 # (copy-on-write, see domain/rulesets/stellar_winds/state.py): a handler that forgets
 # ``state.own`` fails here instead of silently corrupting a checkpoint.
-sw_state.CREATURE_CLASS = sw_state.GuardedCreature
+core_state.GUARD = True  # a handler that changes a shared creature without state.own() fails

@@ -25,7 +25,6 @@ from typing import Any
 
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
-from domain import facts
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
@@ -70,7 +69,7 @@ def export_lines(
                 {
                     "position": e.seq,
                     "type": e.type,
-                    "version": facts.VERSIONS.get(e.type, e.version),
+                    "version": source.ledger.catalogue.versions.get(e.type, e.version),
                     "payload": e.payload,
                     "meta": e.meta,
                 }
@@ -155,7 +154,7 @@ def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | 
     """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
 
     Checks: a known header version; every line parses; the facts' positions run 2, 3, ...;
-    every payload validates (``domain.facts.validate``, after upcasting an older version); a
+    every payload validates against the ruleset's catalogue (after upcasting an older version); a
     dry-run fold in a scratch ledger accepts every fact in order, exactly as the table did when
     it was recorded (so corrections must point at facts that exist, rulings must exist before
     they are cited, and so on); the trailer is present, counts the facts and its checksum matches.
@@ -226,9 +225,10 @@ def _fact(
             "(positions must run 2, 3, ... without gaps)",
         )
     fact_type, version, meta = obj["type"], obj["version"], obj["meta"]
-    if not isinstance(fact_type, str) or fact_type not in facts.SCHEMAS:
-        raise ImportRefused(number, f"unknown fact type {fact_type!r}")
-    current = facts.VERSIONS[fact_type]
+    catalogue = ledger.catalogue
+    if not isinstance(fact_type, str) or fact_type not in catalogue:
+        raise ImportRefused(number, f"unknown fact type {fact_type!r} in {ledger.ruleset.title}")
+    current = catalogue.version(fact_type)
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= current:
         raise ImportRefused(
             number, f"{fact_type} version {version!r} is unknown (this Chronicle reads 1..{current})"
@@ -236,7 +236,7 @@ def _fact(
     if not isinstance(meta, dict):
         raise ImportRefused(number, "meta must be an object")
     try:
-        payload = facts.validate(fact_type, facts.upcast(fact_type, version, obj["payload"]))
+        payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
         ledger.prepare(fact_type, payload, meta)
     except DomainError as exc:
         raise ImportRefused(

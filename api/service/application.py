@@ -30,8 +30,9 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
 from api.service import observability
-from domain import dice, facts
+from domain import dice
 from domain.campaign import Campaign
+from domain.core.catalogue import Catalogue
 from domain.errors import Conflict, InvalidInput, NotFound
 from domain.ledger import CORRECTED, Entry, Ledger
 from domain.rulesets import get_ruleset
@@ -115,6 +116,11 @@ class ChronicleApplication(Application[UUID]):
     def ledger(self, campaign_id: UUID) -> Ledger:
         return self.campaign(campaign_id).ledger
 
+    def _catalogue(self, campaign_id: UUID) -> Catalogue:
+        """The fact catalogue of the campaign's ruleset (loads the campaign: NOT_FOUND if none)."""
+        with self._lock(campaign_id):
+            return self._load(campaign_id).ledger.catalogue
+
     # --------------------------------------------------------------- commands
     def create_campaign(
         self,
@@ -169,7 +175,8 @@ class ChronicleApplication(Application[UUID]):
         """
         if not items:
             raise InvalidInput("nothing to record", field="facts")
-        checked = [(t, facts.validate(t, p)) for t, p in items]
+        catalogue = self._catalogue(campaign_id)
+        checked = [(t, catalogue.validate(t, p)) for t, p in items]
         base_meta = dict(meta or {})
         if idempotency_key is not None:
             if not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200:
@@ -198,7 +205,9 @@ class ChronicleApplication(Application[UUID]):
                         outcome = ledger.prepare(fact_type, payload, base_meta)
                         positions.append(ledger.next_seq)
                         campaign.record(
-                            Entry(ledger.next_seq, fact_type, facts.VERSIONS[fact_type], payload, base_meta)
+                            Entry(
+                                ledger.next_seq, fact_type, catalogue.version(fact_type), payload, base_meta
+                            )
                         )
                         outcomes.append(outcome)
                         stored.append({"type": fact_type, "payload": payload})

@@ -1,15 +1,37 @@
-"""Rulesets: each owns every number that differs between systems.
+"""Rulesets: each game system is a plug-in that owns every number that differs between systems.
 
-A ruleset reads ruleset-neutral facts and folds them into its own state.
-Stellar Winds is the default; Orcus, the hero's-surge game and the d20 house
-rules plug in here as further entries of ``RULESETS``.
+The core (``domain.core``, ``domain.ledger``) owns what every system shares: the fact
+envelope, corrections and rulings, the core fact catalogue (encounters, turns, time, notes),
+the copy-on-write table state and the one fold. A ruleset declares the rest:
+
+* ``catalogue``: the core catalogue extended with its own fact types, payload versions and
+  upcasters (:meth:`domain.core.catalogue.Catalogue.extend`);
+* ``flag_defaults`` / ``validate_flag`` / ``flags_doc``: its named rules flags (RULES.md ruling 1);
+* ``error_codes``: the refusal codes its rules raise, each with one line of meaning;
+* ``initial_state`` and ``apply``: the fold of one fact (raising ``RuleViolation`` *before*
+  changing anything when the fact's preconditions fail);
+* views, all plain JSON and all per object so a request builds only what it shows:
+  ``creature_view``, ``encounter_view``, ``campaign_view``; ``pending_rolls`` (what the
+  current turn owes before it can end); ``tracks`` (the numbers an export charts).
+
+Rulesets are discovered through the Python entry-point group ``chronicle.rulesets`` (each
+entry names an object satisfying :class:`Ruleset`), so a ruleset can ship as its own
+package. :func:`register` adds one at run time (used by tests of the registry itself).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Protocol, runtime_checkable
 
+from domain.core.catalogue import Catalogue
+from domain.core.state import TableState, changed_creatures
 from domain.errors import InvalidInput
+
+ENTRY_POINT_GROUP = "chronicle.rulesets"
+DEFAULT_RULESET = "stellar-winds"
 
 
 class State(Protocol):
@@ -31,12 +53,35 @@ class Context(Protocol):
     def ruling_value(self, ruling_id: str) -> Any: ...
 
 
+@dataclass(frozen=True)
+class Track:
+    """One number an export charts for a creature over time (hit points, wounds, surges...).
+
+    ``floor`` / ``ceiling`` bound the axis when known; ``thresholds`` are labelled lines drawn
+    across it (e.g. "dying" at -1); ``value`` is the current number in this view."""
+
+    key: str
+    label: str
+    value: int
+    ceiling: int | None = None
+    floor: int | None = 0
+    thresholds: tuple[tuple[str, int], ...] = ()
+
+
+@runtime_checkable
 class Ruleset(Protocol):
     id: str
     title: str
-    flag_defaults: dict[str, Any]
+    version: str  # the rules pack's version: persisted snapshots fold under one version only
+
     @property
-    def fact_types(self) -> frozenset[str]: ...
+    def catalogue(self) -> Catalogue: ...
+
+    @property
+    def flag_defaults(self) -> Mapping[str, Any]: ...
+
+    @property
+    def error_codes(self) -> Mapping[str, str]: ...
 
     def initial_state(self, flags: dict[str, Any]) -> Any: ...
 
@@ -51,21 +96,99 @@ class Ruleset(Protocol):
 
     def validate_flag(self, flag: str, value: Any) -> Any: ...
 
-    def summary(self, state: Any) -> dict[str, Any]:
-        """A JSON-able view of the whole state (used for diffs and exports)."""
+    def flags_doc(self) -> list[dict[str, Any]]:
+        """Every flag: ``{"name", "default", "ref", "doc"}`` (for docs and ``chronicle rulesets``)."""
+        ...
+
+    # ---------------------------------------------------------------- views
+    def creature_view(self, state: Any, creature_id: str) -> dict[str, Any]:
+        """One creature as JSON. Keys every ruleset gives: ``id``, ``name``, ``kind``
+        (``pc`` | ``npc`` | ``monster``), ``level``, ``life`` (its life state), ``conditions``
+        (names), ``effects``, ``hit_points`` (``{"current", "max", "temporary"}``, or None for a
+        system without them); then its own keys."""
+        ...
+
+    def encounter_view(self, state: Any, encounter_id: str) -> dict[str, Any]: ...
+
+    def campaign_view(self, state: Any) -> dict[str, Any]:
+        """Campaign-wide values: ``clock_minutes``, ``flags``, ``active_encounter``, and the
+        ruleset's own."""
+        ...
+
+    def pending_rolls(self, state: Any) -> list[tuple[str, dict[str, Any]]]:
+        """Facts (without their dice) the current turn owes before it can end."""
+        ...
+
+    def tracks(self, view: dict[str, Any]) -> list[Track]:
+        """The numbers an export charts for one creature view, in drawing order."""
         ...
 
 
+# ------------------------------------------------------------------ views built on the protocol
+def creature_ids(state: TableState) -> list[str]:
+    return sorted(state.creatures)
+
+
+def summary(ruleset: Ruleset, state: Any) -> dict[str, Any]:
+    """The whole state as one JSON object (exports, what-if ``state``, debugging): every
+    creature and encounter. Costs the campaign: per-request code asks for single views."""
+    out = dict(ruleset.campaign_view(state))
+    out["creatures"] = {cid: ruleset.creature_view(state, cid) for cid in sorted(state.creatures)}
+    out["encounters"] = {eid: ruleset.encounter_view(state, eid) for eid in sorted(state.encounters)}
+    return out
+
+
+def diff_views(
+    ruleset: Ruleset, before: Any, after: Any, only: list[str] | None = None
+) -> dict[str, dict[str, list[Any]]]:
+    """Per creature that changed between two states of one fold: ``{field: [before, after]}``.
+
+    Only creatures whose object changed are viewed (copy-on-write identity), so the cost is
+    that of the changes, not of the campaign."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    for cid in changed_creatures(before, after) if only is None else only:
+        a = ruleset.creature_view(before, cid) if cid in before.creatures else {}
+        b = ruleset.creature_view(after, cid) if cid in after.creatures else {}
+        changed = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
+        if changed:
+            out[cid] = changed
+    return out
+
+
+# ------------------------------------------------------------------ registry
 _REGISTRY: dict[str, Ruleset] = {}
+_PROBLEMS: dict[str, str] = {}
+_DISCOVERED = False
 
 
 def register(ruleset: Ruleset) -> Ruleset:
+    """Add a ruleset at run time (entry points are the normal way; see the module docstring)."""
     _REGISTRY[ruleset.id] = ruleset
     return ruleset
 
 
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            found = ep.load()
+        except Exception as exc:  # a broken plug-in must not take the product down
+            _PROBLEMS[ep.name] = f"cannot load {ep.value}: {type(exc).__name__}: {exc}"
+            continue
+        if not isinstance(found, Ruleset):
+            _PROBLEMS[ep.name] = f"{ep.value} is not a ruleset (missing parts of domain.rulesets.Ruleset)"
+            continue
+        if found.id != ep.name:
+            _PROBLEMS[ep.name] = f"{ep.value} has id {found.id!r}, not the entry point's name {ep.name!r}"
+            continue
+        _REGISTRY.setdefault(found.id, found)
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    _load_builtin()
+    _discover()
     try:
         return _REGISTRY[ruleset_id]
     except KeyError:
@@ -74,10 +197,11 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
 
 
 def available() -> list[str]:
-    _load_builtin()
+    _discover()
     return sorted(_REGISTRY)
 
 
-def _load_builtin() -> None:
-    if not _REGISTRY:
-        from domain.rulesets import stellar_winds  # noqa: F401  (registers itself)
+def problems() -> dict[str, str]:
+    """Entry points that could not be loaded, with the reason (shown by ``chronicle rulesets``)."""
+    _discover()
+    return dict(_PROBLEMS)

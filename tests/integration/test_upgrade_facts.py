@@ -1,10 +1,10 @@
 """Event schema versioning: a fact STORED at an older payload version is read at the current one.
 
 HealingSurgeSpent v1 had a free-text ``cause`` (default "rest"; tables typed "short rest",
-"Short-Rest", "potion", "Lay on Hands"...). v2 makes it an enum (``domain.facts.SURGE_CAUSES``)
-and keeps any other words in ``note``. Nothing stored is rewritten: the upcaster in
-``domain.facts.UPCASTERS`` runs whenever a v1 fact is read (the ledger's append), so the
-campaign, its state, the read models and the exports all see v2.
+"Short-Rest", "potion", "Lay on Hands"...). v2 makes it an enum
+(``domain.rulesets.stellar_winds.facts.SURGE_CAUSES``) and keeps any other words in ``note``.
+Nothing stored is rewritten: the Stellar Winds catalogue's upcaster runs whenever a v1 fact
+is read (the ledger's append), so the campaign, its state, the read models and the exports all see v2.
 
 The v1 rows here are written straight into the store's table with SQL, exactly as the
 version before this change stored them (same topic, ``fact_version: 1``), then read by a
@@ -26,7 +26,7 @@ from psycopg import sql
 from api.service import views as wiring
 from api.service.settings import Settings
 from api.service.store import open_application
-from domain import facts
+from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 from projections.runner import Follower
 
 ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}

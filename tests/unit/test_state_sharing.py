@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.rulesets.stellar_winds import state as sw_state
+from domain.core import state as core_state
 from domain.rulesets.stellar_winds.rules import creature_registered
 from domain.rulesets.stellar_winds.state import SWState
 
@@ -55,7 +55,7 @@ def test_a_clone_shares_creatures_until_one_side_changes_them() -> None:
 
 
 def test_changing_a_shared_creature_without_owning_it_fails_loudly() -> None:
-    assert sw_state.CREATURE_CLASS is sw_state.GuardedCreature  # installed by tests/conftest.py
+    assert core_state.GUARD  # turned on by tests/conftest.py
     original = _state_with_one_creature()
     original.clone()
     with pytest.raises(AssertionError, match="use state.own"):

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import dice, facts
+from domain import dice
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
+from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, Table
 
 ENC = "e1"
@@ -707,7 +708,7 @@ class Harness:
     def rec(self, fact_type: str, **payload: Any) -> dict[str, Any]:
         p = facts.validate(fact_type, payload)
         outcome: dict[str, Any] = self.ledger.prepare(fact_type, p, {})
-        self.ledger.append(Entry(self.ledger.next_seq, fact_type, facts.VERSIONS[fact_type], p, {}))
+        self.ledger.append(Entry(self.ledger.next_seq, fact_type, facts.version(fact_type), p, {}))
         return outcome
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from domain.errors import InvalidInput
-from domain.rulesets import register
+from domain.rulesets import Track, summary
 from domain.rulesets.stellar_winds import attacks, encounters, rules
-from domain.rulesets.stellar_winds.flags import DEFAULTS, validate_flag
+from domain.rulesets.stellar_winds.facts import CATALOGUE
+from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.state import (
     Creature,
     Encounter,
@@ -28,14 +29,48 @@ HANDLERS: dict[str, Any] = {
 }
 
 
+ERROR_CODES: dict[str, str] = {
+    "ACTION_POINT_LOCKED": "An action point was already spent since the last rest or in this encounter.",
+    "ALREADY_CARED_TODAY": "Long-term care was already given today.",
+    "ALREADY_SAVED": "The creature already saved against this effect this turn.",
+    "ALREADY_SUSTAINED": "The effect was already sustained this turn.",
+    "CANNOT_ACT": "The creature's conditions allow no action.",
+    "CREATURE_DYING": "The creature is dying.",
+    "DAZED": "A dazed creature cannot do this.",
+    "DAZED_ONE_ACTION": "A dazed creature takes one action per turn.",
+    "EXTENDED_REST_TOO_SOON": "Too soon after the last extended rest.",
+    "FREE_ACTIONS_ONLY": "Only free actions are allowed now.",
+    "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",
+    "NOT_CONSCIOUS": "The creature is not conscious.",
+    "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
+    "NOT_DYING": "The creature is not dying.",
+    "NOT_HELPLESS": "A coup de grace needs a helpless target.",
+    "NOT_SAVE_ENDS": "The effect does not end on a save.",
+    "NOT_SUSTAINED": "The effect is not sustained.",
+    "NO_ACTION_POINT": "The creature has no action point.",
+    "NO_HEALING_SURGE": "The creature has no healing surge left.",
+    "OPPORTUNITY_USED": "The creature's opportunity action is used this turn.",
+    "SECOND_WIND_USED": "Second wind is already used in this encounter.",
+    "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
+    "SUSTAINING": "The effect is being sustained.",
+}
+"""The refusal codes Stellar Winds' rules add to the core's (``domain.errors.CORE_CODES``)."""
+
+
 class StellarWinds:
     id = "stellar-winds"
     title = "Stellar Winds"
+    version = "1"
+    catalogue = CATALOGUE
     flag_defaults = DEFAULTS
+    error_codes = ERROR_CODES
 
     @property
     def fact_types(self) -> frozenset[str]:
         return frozenset(HANDLERS)
+
+    def flags_doc(self) -> list[dict[str, Any]]:
+        return [{"name": n, "default": f.default, "ref": f.ref, "doc": f.doc} for n, f in FLAGS.items()]
 
     def initial_state(self, flags: dict[str, Any]) -> SWState:
         return SWState(flags)
@@ -56,7 +91,8 @@ class StellarWinds:
         return encounters.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
-    def creature_view(self, state: SWState, c: Creature) -> dict[str, Any]:
+    def creature_view(self, state: SWState, creature_id: str) -> dict[str, Any]:
+        c: Creature = state.creatures[creature_id]
         flags = state.flags
         level = current_level(c, flags)
         return {
@@ -64,6 +100,7 @@ class StellarWinds:
             "name": c.name,
             "kind": c.kind,
             "level": level,
+            "hit_points": {"current": c.hp, "max": c.max_hp, "temporary": c.temp_hp},
             "xp": c.xp,
             "xp_level": level_for_xp(c.xp, xp_table(flags)) if c.xp is not None else None,
             "hp": c.hp,
@@ -88,14 +125,38 @@ class StellarWinds:
             "defenses": {d: c.defenses[d] for d in ("ac", "fort", "ref", "will")},
         }
 
-    def summary(self, state: SWState) -> dict[str, Any]:
+    def encounter_view(self, state: SWState, encounter_id: str) -> dict[str, Any]:
+        return encounter_view(state.encounters[encounter_id], state)
+
+    def campaign_view(self, state: SWState) -> dict[str, Any]:
         return {
             "clock_minutes": state.minutes,
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
-            "creatures": {cid: self.creature_view(state, c) for cid, c in sorted(state.creatures.items())},
-            "encounters": {eid: encounter_view(e, state) for eid, e in sorted(state.encounters.items())},
         }
+
+    def summary(self, state: SWState) -> dict[str, Any]:
+        return summary(self, state)
+
+    def tracks(self, view: dict[str, Any]) -> list[Track]:
+        """Hit points (temporary HP on top) and wounds, with the thresholds that matter (B-SW-1..4)."""
+        return [
+            Track(
+                "hp",
+                "HP",
+                view["hp"],
+                ceiling=view["max_hp"],
+                thresholds=(("bloodied", view["bloodied_value"]),),
+            ),
+            Track(
+                "wounds",
+                "Wounds",
+                view["wounds"],
+                ceiling=view["max_wounds"],
+                floor=None,
+                thresholds=(("dying", 0),),
+            ),
+        ]
 
 
 def encounter_view(e: Encounter, state: SWState | None = None) -> dict[str, Any]:
@@ -135,5 +196,6 @@ def encounter_view(e: Encounter, state: SWState | None = None) -> dict[str, Any]
     return view
 
 
-STELLAR_WINDS = register(StellarWinds())
+STELLAR_WINDS = StellarWinds()
+"""The ruleset object the ``chronicle.rulesets`` entry point ``stellar-winds`` names."""
 __all__ = ["STELLAR_WINDS", "CONDITIONS", "StellarWinds"]

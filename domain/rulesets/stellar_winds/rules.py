@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import dice, facts
+from domain import dice
+from domain.core.catalogue import check_field
 from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.facts import ABILITIES, DEFENSES
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds import effects
+from domain.rulesets.stellar_winds.facts import ABILITIES, DEFENSES, FACTS
 from domain.rulesets.stellar_winds.state import (
     SHEET_FIELDS,
     Creature,
@@ -39,7 +40,8 @@ def creature(state: SWState, cid: str, field: str = "creature") -> Creature:
     """The creature, as this state's own copy (safe to change)."""
     if cid not in state.creatures:
         raise NotFound(f"no creature {cid!r} in this campaign", field=field)
-    return state.own(cid)
+    owned: Creature = state.own(cid)
+    return owned
 
 
 def require(ok: bool, message: str, code: str, ctx: Any, field: str | None = None) -> None:
@@ -135,8 +137,8 @@ def sheet_updated(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
 
 def _validate_changes(changes: dict[str, Any]) -> dict[str, Any]:
     """Check each changed value against the registration schema."""
-    schema = facts.TABLE["CreatureRegistered"]
-    return {key: facts.check_field("SheetUpdated", key, schema[key], value) for key, value in changes.items()}
+    schema = FACTS["CreatureRegistered"]
+    return {key: check_field("SheetUpdated", key, schema[key], value) for key, value in changes.items()}
 
 
 # ------------------------------------------------------------------- damage

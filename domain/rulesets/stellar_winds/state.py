@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core import state as core
+from domain.core.state import CreatureBase, TableState
 from domain.rulesets.stellar_winds.tables import CONDITIONS, ORCUS_XP, XP_TABLES
 
 SHEET_FIELDS = (
@@ -47,12 +49,11 @@ def modifier(score: int) -> int:
     return (score - 10) // 2
 
 
-class Creature:
+class Creature(CreatureBase):
     """One creature's sheet and tracks. Effects are dicts (see ``effects.py``)."""
 
-    __slots__ = (*SHEET_FIELDS, *TRACK_FIELDS, "id", "effects", "shared")
+    __slots__ = (*SHEET_FIELDS, *TRACK_FIELDS, "effects")
 
-    id: str
     name: str
     kind: str
     heroic: bool
@@ -84,17 +85,6 @@ class Creature:
     last_extended_rest_at: int | None
     care_day: int | None
     effects: list[dict[str, Any]]
-
-    shared: bool  # True while two states hold this object: copy it (``SWState.own``) before changing it
-
-    def clone(self) -> Creature:
-        c = object.__new__(type(self))
-        put = object.__setattr__
-        for name in _COPIED:
-            put(c, name, getattr(self, name))
-        put(c, "effects", [dict(e) for e in self.effects])
-        put(c, "shared", False)
-        return c
 
     # --- derived numbers -------------------------------------------------
     @property
@@ -152,33 +142,8 @@ class Creature:
         return found
 
 
-_COPIED = tuple(n for n in Creature.__slots__ if n not in ("effects", "shared"))
-
-
-class GuardedCreature(Creature):
-    """A test aid: refuses any change to a creature that two states share.
-
-    The tests install it (``CREATURE_CLASS``), so a handler that forgets to
-    take its own copy with ``SWState.own`` fails loudly instead of silently
-    corrupting a checkpoint. Production uses the plain class: no cost.
-    """
-
-    __slots__ = ()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if getattr(self, "shared", False):
-            raise AssertionError(f"changed creature {self.id!r} while two states share it: use state.own()")
-        object.__setattr__(self, name, value)
-
-
-CREATURE_CLASS: type[Creature] = Creature
-
-
 def new_creature(cid: str) -> Creature:
-    c = object.__new__(CREATURE_CLASS)
-    object.__setattr__(c, "shared", False)
-    object.__setattr__(c, "id", cid)
-    return c
+    return core.new_creature(Creature, cid)
 
 
 def level_for_xp(xp: int, table: list[int]) -> int:
@@ -261,77 +226,13 @@ class Encounter:
         return self.order[self.turn_index]
 
 
-class SWState:
-    """The whole Stellar Winds state of a campaign at one position."""
+class SWState(TableState):
+    """The whole Stellar Winds state of a campaign at one position (all of it is the core's
+    :class:`~domain.core.state.TableState`: creatures copy-on-write, encounters, clock)."""
 
-    __slots__ = (
-        "flags",
-        "creatures",
-        "encounters",
-        "active_encounter",
-        "minutes",
-        "holders",
-        "fact_seq",
-        "fact_effects",
-    )
-
-    def __init__(self, flags: dict[str, Any]) -> None:
-        self.flags = dict(flags)
-        self.creatures: dict[str, Creature] = {}
-        self.encounters: dict[str, Encounter] = {}
-        self.active_encounter: str | None = None
-        self.minutes = 0  # game clock, in minutes since the campaign began
-        # Effect ids come from the position of the fact that created them ("e57", then "e57.2"
-        # for a second effect of the same fact), so a correction elsewhere never renames them.
-        self.fact_seq = 0
-        self.fact_effects = 0
-        # Creatures that may carry effects, in the order they first got one: turn boundaries scan
-        # these, not every creature the campaign ever met (an ordered dict used as a set).
-        self.holders: dict[str, None] = {}
-
-    def clone(self) -> SWState:
-        """A copy that shares creatures until one side changes them (copy-on-write).
-
-        Long campaigns accumulate creatures; cloning (for every command and every
-        checkpoint) must not cost a copy of each. Ended encounters are shared as
-        they are: nothing changes them.
-        """
-        s = SWState.__new__(SWState)
-        s.flags = dict(self.flags)
-        put = object.__setattr__
-        for c in self.creatures.values():
-            if not c.shared:
-                put(c, "shared", True)
-        s.creatures = dict(self.creatures)
-        s.encounters = {k: (e if e.state == "ended" else e.clone()) for k, e in self.encounters.items()}
-        s.active_encounter = self.active_encounter
-        s.minutes = self.minutes
-        s.fact_seq, s.fact_effects = self.fact_seq, self.fact_effects
-        s.holders = dict(self.holders)
-        return s
-
-    def own(self, cid: str) -> Creature:
-        """This state's own copy of a creature, safe to change."""
-        c = self.creatures[cid]
-        if c.shared:
-            c = c.clone()
-            self.creatures[cid] = c
-        return c
-
-    def new_effect_id(self) -> str:
-        self.fact_effects += 1
-        return f"e{self.fact_seq}" if self.fact_effects == 1 else f"e{self.fact_seq}.{self.fact_effects}"
-
-    def with_effects(self) -> list[Creature]:
-        """The living creatures that carry any effect (forgetting those that no longer do)."""
-        found = []
-        for cid in list(self.holders):
-            c = self.creatures.get(cid)
-            if c is None or not c.effects or c.life == "dead":
-                del self.holders[cid]
-            else:
-                found.append(c)
-        return found
+    __slots__ = ()
+    creatures: dict[str, Creature]
+    encounters: dict[str, Encounter]
 
     @property
     def encounter(self) -> Encounter | None:
