@@ -30,7 +30,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
 from api.service import observability
-from domain import dice
+from domain import dice, rulesets
 from domain.campaign import Campaign
 from domain.core.catalogue import Catalogue
 from domain.errors import Conflict, InvalidInput, NotFound
@@ -375,8 +375,7 @@ class ChronicleApplication(Application[UUID]):
         """The rolls the current turn owes before it can end (saves, a dying creature's death save)."""
         with self.reading(campaign_id) as campaign:
             ledger = campaign.ledger
-            owed = getattr(ledger.ruleset, "pending_rolls", None)
-            return list(owed(ledger.state)) if owed else []
+            return list(ledger.ruleset.pending_rolls(ledger.state))
 
     def end_turn(self, campaign_id: UUID, encounter_id: str, faces: dict[str, int] | None = None) -> Recorded:
         """End the current turn, first rolling what it owes (server dice, or ``faces`` by effect
@@ -498,7 +497,7 @@ class ChronicleApplication(Application[UUID]):
                 state, orphans = ledger.state, ledger.orphans
             else:
                 state, orphans = ledger.state_at(position, view)
-            out = ledger.ruleset.summary(state)
+            out = rulesets.summary(ledger.ruleset, state)
             out["position"] = ledger.last_seq if position is None else position
             out["orphans"] = {str(k): v for k, v in sorted(orphans.items())}
             return out
@@ -506,24 +505,25 @@ class ChronicleApplication(Application[UUID]):
     def creature_state(
         self, campaign_id: UUID, creature_id: str, position: int | None = None, view: str = CORRECTED
     ) -> dict[str, Any]:
-        creatures = self.summary(campaign_id, position, view)["creatures"]
-        if creature_id not in creatures:
-            raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
-        result: dict[str, Any] = creatures[creature_id]
-        return result
+        """One creature's view, now or at a position (builds that creature only)."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            state = ledger.state if position is None else ledger.state_at(position, view)[0]
+            if creature_id not in state.creatures:
+                raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
+            return ledger.ruleset.creature_view(state, creature_id)
 
     def what_if(self, campaign_id: UUID, corrections: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         """Preview corrections: the state they would give and how it differs. Stores nothing."""
         with self._lock(campaign_id):
             ledger = self._load(campaign_id).ledger
             state, orphans = ledger.what_if(corrections)
-            now = ledger.ruleset.summary(ledger.state)
-            then = ledger.ruleset.summary(state)
             before = set(ledger.orphans)
             return {
-                "state": then,
+                "state": rulesets.summary(ledger.ruleset, state),
                 "orphans": {str(k): v for k, v in sorted(orphans.items())},
-                "changes": diff_creatures(now["creatures"], then["creatures"]),
+                # only creatures the refold touched are viewed (copy-on-write identity)
+                "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
@@ -535,17 +535,6 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     for event in events:
         aggregate = event.mutate(aggregate)
     return aggregate
-
-
-def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per creature, the fields that differ: {field: [now, then]}."""
-    out: dict[str, dict[str, Any]] = {}
-    for cid in sorted(set(now) | set(then)):
-        a, b = now.get(cid, {}), then.get(cid, {})
-        changed = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
-        if changed:
-            out[cid] = changed
-    return out
 
 
 def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.errors import InvalidInput
-from domain.rulesets import Track, summary
+from domain.rulesets import Track
 from domain.rulesets.stellar_winds import attacks, encounters, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
@@ -134,9 +134,6 @@ class StellarWinds:
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
         }
-
-    def summary(self, state: SWState) -> dict[str, Any]:
-        return summary(self, state)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """Hit points (temporary HP on top) and wounds, with the thresholds that matter (B-SW-1..4)."""
