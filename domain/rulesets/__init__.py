@@ -31,7 +31,6 @@ from domain.core.state import TableState, changed_creatures
 from domain.errors import InvalidInput
 
 ENTRY_POINT_GROUP = "chronicle.rulesets"
-DEFAULT_RULESET = "stellar-winds"
 
 
 class State(Protocol):
@@ -55,7 +54,7 @@ class Context(Protocol):
 
 @dataclass(frozen=True)
 class Track:
-    """One number an export charts for a creature over time (hit points, wounds, surges...).
+    """One number an export charts for a creature over time (hit points, or a system's own tracks).
 
     ``floor`` / ``ceiling`` bound the axis when known; ``thresholds`` are labelled lines drawn
     across it (e.g. "dying" at -1); ``value`` is the current number in this view."""
@@ -199,6 +198,18 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
 def available() -> list[str]:
     _discover()
     return sorted(_REGISTRY)
+
+
+def default_ruleset() -> str:
+    """The ruleset a campaign gets when none is named: the installed one that declares itself the
+    product's default (``default = True``), else the only one installed."""
+    _discover()
+    marked = sorted(r.id for r in _REGISTRY.values() if getattr(r, "default", False))
+    if marked:
+        return marked[0]
+    if len(_REGISTRY) == 1:
+        return next(iter(_REGISTRY))
+    raise InvalidInput("name a ruleset: none is marked as the default", field="ruleset")
 
 
 def problems() -> dict[str, str]:
