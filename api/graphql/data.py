@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -92,6 +93,22 @@ def _line(
         return _fallback_line(entry, payload, status)
 
 
+class CreatureNames(Mapping[str, str]):
+    """Creature id -> name, read from a state on demand (a page names a few creatures, not all)."""
+
+    def __init__(self, state: Any) -> None:
+        self._creatures = state.creatures
+
+    def __getitem__(self, cid: str) -> str:
+        return str(self._creatures[cid].name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._creatures)
+
+    def __len__(self) -> int:
+        return len(self._creatures)
+
+
 def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
     """Every fact of the campaign in position order (position 1, the creation, included).
 
@@ -144,11 +161,7 @@ def fill(app: ChronicleApplication, campaign_id: UUID, records: list[FactRecord]
         return
     with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
-        names = (
-            {cid: c.name for cid, c in ledger.state.creatures.items()}
-            if hasattr(ledger.state, "creatures")
-            else {}
-        )
+        names = CreatureNames(ledger.state)
         for e, outcome, orphan, _ in ledger.walk(min(todo), max(todo)):
             r = todo.get(e.seq)
             if r is not None:
@@ -208,12 +221,18 @@ _STREAM_LOCK = threading.Lock()
 
 
 def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
-    """The facts start..stop as the table saw them, with the changes each made (for the stream)."""
+    """The facts start..stop as the table saw them, with the changes each made (for the stream).
+
+    Each step folds into the live walk state; a copy-on-write clone taken before the step keeps
+    the previous state, so the changes are found by identity and only changed creatures are
+    viewed."""
     rules = ledger.ruleset
-    prev = rulesets.summary(rules, ledger.state_at(start - 1, RECORDED)[0])["creatures"]
     out = []
+    prev = None
     for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
-        now = rulesets.summary(rules, state)["creatures"]
+        if prev is None:
+            prev = ledger.state_at(start - 1, RECORDED)[0]
+        diff = rulesets.diff_views(rules, prev, state)
         out.append(
             {
                 "position": e.seq,
@@ -223,10 +242,16 @@ def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
                 "recorded_at": e.timestamp,
                 "outcome": outcome,
                 "orphan_reason": orphan,
-                "changes": changes_between(prev, now),
+                "changes": [
+                    {
+                        "creature_id": cid,
+                        "fields": [{"field": k, "before": v[0], "after": v[1]} for k, v in fields.items()],
+                    }
+                    for cid, fields in diff.items()
+                ],
             }
         )
-        prev = now
+        prev = state.clone()
     return out
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import api.graphql.data
 from api.graphql.errors import ALL_CODES
 from api.graphql.served import schema_sdl
 from api.http.app import create_app
@@ -70,7 +69,7 @@ def test_unexpected_errors_are_masked_with_a_request_id_and_logged(
     def broken(*_: object) -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(api.graphql.data, "summary", broken)
+    monkeypatch.setattr(ChronicleApplication, "view", broken)
     with caplog.at_level(logging.ERROR, logger="chronicle.graphql"):
         body = g.raw("query($c: ID!) { campaign(id: $c) { position } }", {"c": gid("Campaign", cid, cid)}, gm)
     error = body["errors"][0]

@@ -18,12 +18,18 @@ from typing import Any
 
 import pytest
 
-from api.service.application import ChronicleApplication
+from api.service.application import CampaignView, ChronicleApplication
+from domain.rulesets import summary
 
 ABILITIES = {"str": 10, "con": 12, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 PC_DEFENSES = {"ac": 29, "fort": 15, "ref": 16, "will": 14}
 MONSTER_DEFENSES = {"ac": 17, "fort": 15, "ref": 14, "will": 13}
 AXE = {"name": "axe", "kind": "melee", "defense": "ac", "attack_bonus": 8, "damage": "2d6+4"}
+
+
+def summary_of(view: CampaignView) -> dict[str, Any]:
+    """The whole state a view holds (e.g. the state a what-if preview would give)."""
+    return summary(view.ruleset, view.state)
 
 
 def memory_application() -> ChronicleApplication:
