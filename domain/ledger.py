@@ -743,6 +743,11 @@ class Ledger:
             outcome, orphan = got[0] if got else (None, None)
             yield e, outcome, orphan, state
 
+    def payload_as_read(self, seq: int) -> dict[str, Any]:
+        """A fact's effective (amended) payload under the resolution being folded now: safe to call
+        from a fold's sink (it does not catch up)."""
+        return self._payload(seq, self._res)
+
     def effective_payload(self, seq: int) -> dict[str, Any]:
         return self._payload(seq, self.resolution)
 

@@ -29,6 +29,7 @@ from domain.errors import DomainError
 EXIT_DATAERR = 65  # sysexits.h: the input data was incorrect
 EXIT_CONFIG = 78
 EXIT_NOT_FOUND = 66  # sysexits.h EX_NOINPUT
+EXIT_USAGE = 64  # sysexits.h EX_USAGE: a wrong option value (e.g. an unknown ruleset)
 
 
 def _open() -> tuple[Settings, ChronicleApplication]:
@@ -45,13 +46,20 @@ def _fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
-def demo() -> None:
-    """Record the demo campaign (every feature, one contested ruling) on the configured store."""
+def demo(
+    ruleset: Annotated[
+        str | None, typer.Option(help="The game system (default: the product's default ruleset).")
+    ] = None,
+) -> None:
+    """Record a demo campaign (every feature, one contested ruling) on the configured store."""
     from api.service.demo import create_demo
 
     settings, app = _open()
     try:
-        cid = create_demo(app)
+        try:
+            cid = create_demo(app, ruleset)
+        except DomainError as exc:
+            _fail(exc.message, EXIT_USAGE)
         token = AccessControl(app).grant_gm(cid)
     finally:
         app.close()

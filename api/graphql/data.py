@@ -10,14 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from api.service.application import ChronicleApplication
 from domain import rulesets
+from domain.core.narration import Narrator
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
+from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, narrate
 
 log = logging.getLogger(__name__)
@@ -68,12 +69,13 @@ def _fallback_line(entry: Entry, payload: dict[str, Any], status: list[str]) -> 
 
 def _line(
     ledger: Ledger,
+    narrator: Narrator,
     entry: Entry,
     payload: dict[str, Any],
     outcome: dict[str, Any] | None,
     status: list[str],
     orphan: str | None,
-    names: dict[str, str],
+    state: Any,
 ) -> str:
     res = ledger.resolution
     revoked_at = res.revoked.get(entry.seq)
@@ -87,26 +89,10 @@ def _line(
             orphan_reason=orphan,
             overrides=res.overrides.get(entry.seq, {}),
         )
-        return str(narrate(entry, payload, outcome, fs, names))
+        return narrate(narrator, entry.type, payload, outcome, fs, state)
     except Exception:  # a narration bug must not break the history, but it is reported
         log.exception("narrating fact %s (%s) failed", entry.seq, entry.type)
         return _fallback_line(entry, payload, status)
-
-
-class CreatureNames(Mapping[str, str]):
-    """Creature id -> name, read from a state on demand (a page names a few creatures, not all)."""
-
-    def __init__(self, state: Any) -> None:
-        self._creatures = state.creatures
-
-    def __getitem__(self, cid: str) -> str:
-        return str(self._creatures[cid].name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._creatures)
-
-    def __len__(self) -> int:
-        return len(self._creatures)
 
 
 def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
@@ -161,12 +147,12 @@ def fill(app: ChronicleApplication, campaign_id: UUID, records: list[FactRecord]
         return
     with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
-        names = CreatureNames(ledger.state)
-        for e, outcome, orphan, _ in ledger.walk(min(todo), max(todo)):
+        narrator = narrator_for(ledger.ruleset)
+        for e, outcome, orphan, state in ledger.walk(min(todo), max(todo)):
             r = todo.get(e.seq)
             if r is not None:
                 r.outcome = outcome
-                r.line = _line(ledger, e, r.payload, outcome, r.status, orphan, names)
+                r.line = _line(ledger, narrator, e, r.payload, outcome, r.status, orphan, state)
                 r.filled = True
 
 

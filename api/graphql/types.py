@@ -150,7 +150,7 @@ def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
 # ------------------------------------------------------------------ Character
 @strawberry.interface(
     description="A creature of a campaign (player character, monster or NPC) at one position, in any "
-    "game system. Each system's concrete type (e.g. `StellarWindsCharacter`) adds its own resources; "
+    "game system. Each system's concrete type adds its own resources (ask `__typename`); "
     "a system without an API plug-in is served as `GenericCharacter`."
 )
 class Character(Node):

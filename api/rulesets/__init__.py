@@ -13,10 +13,11 @@ ruleset id and its value an :class:`ApiPlugin`. Stellar Winds' is
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
+from uuid import UUID
 
 from api.graphql.planning import MutationSpec
 
@@ -32,13 +33,15 @@ class ApiPlugin:
     ``character_type``: a Strawberry type implementing ``Character`` (built with
     ``api.graphql.types.character_fields``), constructed like ``GenericCharacter``;
     ``mutations``: its mutations (each names this ruleset, so other systems' campaigns refuse
-    them); ``types``: any further types only reachable through interfaces.
+    them); ``types``: any further types only reachable through interfaces; ``demo``: records
+    its demo campaign (``chronicle demo --ruleset``).
     """
 
     ruleset_id: str
     character_type: type[Any]
     mutations: Sequence[MutationSpec] = ()
     types: Sequence[type[Any]] = ()
+    demo: Callable[[Any], UUID] | None = None  # records a scripted campaign, returns its id
 
 
 _PLUGINS: dict[str, ApiPlugin] | None = None

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service.application import CampaignView, ChronicleApplication
 from domain.rulesets import summary
 
@@ -54,7 +55,7 @@ class Table:
         con: int = 12,
         **sheet: Any,
     ) -> Any:
-        return self.app.register_creature(
+        return StellarWindsCommands(self.app).register_creature(
             self.cid,
             creature_id=cid,
             name=cid.title(),
@@ -70,7 +71,7 @@ class Table:
     def monster(
         self, cid: str = "orc", *, max_hp: int = 50, con: int = 12, kind: str = "monster", **sheet: Any
     ) -> Any:
-        return self.app.register_creature(
+        return StellarWindsCommands(self.app).register_creature(
             self.cid,
             creature_id=cid,
             name=cid.title(),
@@ -105,8 +106,10 @@ class Table:
 
     # --- shortcuts ---------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
-        """``t.deal_damage("vex", amount=5)`` calls ``app.deal_damage(cid, "vex", amount=5)``."""
-        method = getattr(self.app, name)
+        """``t.deal_damage("vex", amount=5)`` calls ``deal_damage(cid, "vex", amount=5)`` of the Stellar
+        Winds commands (or of the application for what every system shares)."""
+        commands = StellarWindsCommands(self.app)
+        method = getattr(commands, name, None) or getattr(self.app, name)
         if not callable(method):
             return method
 
@@ -117,7 +120,7 @@ class Table:
 
     def hit_vex(self, damage_faces: list[int], face: int = 19, **target: Any) -> Any:
         """The orc's axe (+8, 2d6+4) against vex (AC 29)."""
-        return self.app.attack(
+        return StellarWindsCommands(self.app).attack(
             self.cid,
             "orc",
             dict(AXE),

@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service.application import ChronicleApplication
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
@@ -165,7 +166,7 @@ def play(campaign: dict[str, Any]) -> Played:
     for i, sheet in enumerate(campaign["sheets"]):
         cid = f"c{i}"
         kind = "monster" if i == campaign["monster"] else "pc"
-        t.app.register_creature(
+        StellarWindsCommands(t.app).register_creature(
             t.cid,
             creature_id=cid,
             name=cid,

@@ -5,7 +5,10 @@ Found through the ``chronicle.api`` entry point ``stellar-winds`` (pyproject.tom
 from __future__ import annotations
 
 from api.rulesets import ApiPlugin
+from api.rulesets.stellar_winds.demo import create_demo
 from api.rulesets.stellar_winds.mutations import MUTATIONS, RULESET
 from api.rulesets.stellar_winds.types import StellarWindsCharacter
 
-PLUGIN = ApiPlugin(ruleset_id=RULESET, character_type=StellarWindsCharacter, mutations=MUTATIONS)
+PLUGIN = ApiPlugin(
+    ruleset_id=RULESET, character_type=StellarWindsCharacter, mutations=MUTATIONS, demo=create_demo
+)
