@@ -27,7 +27,7 @@ SHELL := bash
 help:
 	@echo "make run    serve the GraphQL API (GraphiQL) on http://$(HOST):$(PORT)/graphql, SQLite store in ./var"
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
-	@echo "make lint   ruff on domain projections api tests; mypy on domain"
+	@echo "make lint   ruff on domain projections api tests scripts; mypy on domain"
 	@echo "make bench  run the benchmarks in bench/"
 	@echo "make schema write the GraphQL schema to schema.graphql"
 
@@ -119,7 +119,7 @@ test: $(DEV_STAMP) chromium js
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check domain projections api tests
+	$(BIN)/ruff check domain projections api tests scripts
 	$(BIN)/mypy domain
 
 bench: $(DEV_STAMP)
