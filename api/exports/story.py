@@ -19,7 +19,7 @@ so user text is escaped for their format.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,8 +160,9 @@ class Digest:
     amended: int = 0
 
 
-def digest(ledger: Ledger, sel: Selection) -> Digest:
-    """First pass: per-encounter tallies and per-character timelines within ``sel``."""
+def digest(ledger: Ledger, sel: Selection, progress: Callable[[int], None] | None = None) -> Digest:
+    """First pass: per-encounter tallies and per-character timelines within ``sel``
+    (``progress(position)`` after each fact it passes)."""
     rules = ledger.ruleset
     narrator = narrator_for(rules)
     out = Digest(first=sel.first, last=sel.last)
@@ -212,6 +213,8 @@ def digest(ledger: Ledger, sel: Selection) -> Digest:
                 current.end, current.outcome = seq, payload.get("outcome", "")
                 current.rounds = int(outcome.get("rounds") or 0)
         before = state.clone()
+        if progress is not None:
+            progress(seq)
     for enc in out.encounters.values():
         out.bands.append((enc.start, enc.end if enc.end is not None else sel.last, enc.name))
     return out
