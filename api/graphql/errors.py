@@ -77,6 +77,24 @@ DOMAIN_CODES = (
     "TIE_ORDER_WRONG",
     "TOO_MUCH",
     "WRONG_ACTION",
+    # the d20 house rules (domain/rulesets/d20_house ERROR_CODES; until the enum is built from
+    # every ruleset's error_codes)
+    "ALREADY_STABLE",
+    "AOO_LIMIT",
+    "CONFIRMATION_PENDING",
+    "CONFIRMATION_ROLLED",
+    "CRITICAL_DICE_MISMATCH",
+    "DISABLED_ONE_ACTION",
+    "FIVE_FOOT_STEP",
+    "FLAT_FOOTED",
+    "ITERATIVE_UNAVAILABLE",
+    "NOT_A_THREAT",
+    "NO_MASSIVE_DAMAGE_SAVE_OWED",
+    "NO_OPEN_ATTACK",
+    "REST_NOT_CLEAN",
+    "REST_TOO_SHORT",
+    "STABILIZATION_ROLLED",
+    "STILL_DEAD",
 )
 # Codes the API adds.
 API_CODES = (
