@@ -39,11 +39,8 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The dev install includes the toy ruleset under tests/plugins: a game system shipped as its own
-# package and found through the chronicle.rulesets entry point, as a third-party ruleset would be.
-TOY_RULESET := tests/plugins/toy_ruleset
-$(DEV_STAMP): pyproject.toml $(TOY_RULESET)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e $(TOY_RULESET)
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)

@@ -125,12 +125,14 @@ class ChronicleApplication(Application[UUID]):
     def create_campaign(
         self,
         name: str,
-        ruleset: str = "stellar-winds",
+        ruleset: str | None = None,
         flags: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> UUID:
+        """A new campaign of ``ruleset`` (by default the product's default ruleset)."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("a campaign needs a name", field="name")
+        ruleset = ruleset or rulesets.default_ruleset()
         rules = get_ruleset(ruleset)
         checked = {k: rules.validate_flag(k, v) for k, v in (flags or {}).items()}
         campaign = Campaign(name=name.strip(), ruleset=ruleset, flags=checked, meta=dict(meta or {}))

@@ -19,6 +19,11 @@ from domain.errors import RuleViolation
 from tests.unit.conftest import memory_application
 
 
+@pytest.fixture(autouse=True)
+def _installed(toy_ruleset) -> None:
+    """Every test here runs with the toy installed (as its own package) in this process."""
+
+
 @pytest.fixture
 def app() -> ChronicleApplication:
     return memory_application()
@@ -34,7 +39,11 @@ def view(app: ChronicleApplication, cid, who: str, position: int | None = None, 
 
 
 def test_the_toy_ruleset_is_found_through_its_entry_point_not_registered_by_hand() -> None:
-    names = {ep.name for ep in metadata.entry_points(group=rulesets.ENTRY_POINT_GROUP)}
+    dists = {
+        ep.name: ep.dist.name for ep in metadata.entry_points(group=rulesets.ENTRY_POINT_GROUP) if ep.dist
+    }
+    assert dists["toy"] == "chronicle-toy-ruleset" and dists["stellar-winds"] == "chronicle"
+    names = set(dists)
     assert {"stellar-winds", "toy"} <= names
     assert "toy" in rulesets.available()
     assert rulesets.get_ruleset("toy").title == "Toy"
@@ -58,7 +67,7 @@ def test_revoking_a_hit_orphans_the_rally_it_made_possible_and_as_of_keeps_both_
     join(app, cid, "ana", max_hp=10, grit=1)
     hit = app.record(cid, "Hit", {"target": "ana", "amount": 10}).position  # down
     app.record(cid, "Hit", {"target": "ana", "amount": 1})  # costs the last grit: out
-    assert view(app, cid, "ana")["life"] == "out"
+    assert view(app, cid, "ana")["life"] == "dead"
     patch_refused = pytest.raises(RuleViolation, match="out of the fight")
     with patch_refused:
         app.record(cid, "Patch", {"target": "ana", "amount": 2})
@@ -66,10 +75,10 @@ def test_revoking_a_hit_orphans_the_rally_it_made_possible_and_as_of_keeps_both_
     app.revoke(cid, hit, "misheard the damage")
     # without the first hit, the second only scratches ana: she is up, grit intact
     now = view(app, cid, "ana")
-    assert (now["life"], now["hit_points"]["current"], now["grit"]) == ("up", 9, 1)
+    assert (now["life"], now["hit_points"]["current"], now["grit"]) == ("active", 9, 1)
     # what the table believed at the second hit is still there, and the corrected past too
-    assert view(app, cid, "ana", second, "recorded")["life"] == "out"
-    assert view(app, cid, "ana", second, "corrected")["life"] == "up"
+    assert view(app, cid, "ana", second, "recorded")["life"] == "dead"
+    assert view(app, cid, "ana", second, "corrected")["life"] == "active"
 
 
 def test_a_fact_whose_precondition_fails_after_a_correction_is_orphaned(app) -> None:

@@ -60,6 +60,7 @@ ERROR_CODES: dict[str, str] = {
 class StellarWinds:
     id = "stellar-winds"
     title = "Stellar Winds"
+    default = True  # the product's default ruleset (DESIGN.md "Rulesets", RULES.md ruling 2)
     version = "1"
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS

@@ -74,7 +74,7 @@ def _joined(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         p["max_hp"],
         p["max_hp"],
         p["grit"],
-        "up",
+        "active",
         [],
     )
     state.creatures[cid] = c
@@ -83,7 +83,7 @@ def _joined(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
 def _hit(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = _creature(state, p["target"], "target")
-    if c.life == "out":
+    if c.life == "dead":
         raise RuleViolation(f"{c.name} is out of the fight", field="target", code="TOY_OUT")
     amount = dice.roll_total(p["roll"]) if p["roll"] else p["amount"]
     braced = any(e["name"] == "brace" for e in c.effects)
@@ -91,25 +91,25 @@ def _hit(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         amount //= 2
         c.effects = [e for e in c.effects if e["name"] != "brace"]
     before = c.life
-    if c.life == "down":
+    if c.life == "dying":
         c.grit = max(0, c.grit - 1)
         if c.grit == 0:
-            c.life = "out"
+            c.life = "dead"
     else:
         c.hp = max(0, c.hp - amount)
         if c.hp == 0:
-            c.life = "down"
+            c.life = "dying"
     return {"target": c.id, "amount": amount, "braced": braced, "life_before": before, "life_after": c.life}
 
 
 def _patch(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = _creature(state, p["target"], "target")
-    if c.life == "out":
+    if c.life == "dead":
         raise RuleViolation(f"{c.name} is out of the fight", field="target", code="TOY_OUT")
     healed = min(p["amount"], c.max_hp - c.hp)
     c.hp += healed
-    if c.life == "down" and c.hp > 0:
-        c.life = "up"
+    if c.life == "dying" and c.hp > 0:
+        c.life = "active"
     return {"target": c.id, "healed": healed, "life_after": c.life}
 
 
@@ -117,13 +117,13 @@ def _rally(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = _creature(state, p["creature"], "creature")
     if c.grit <= 0:
         raise RuleViolation(f"{c.name} has no grit left", field="creature", code="TOY_NO_GRIT")
-    if c.life == "out":
+    if c.life == "dead":
         raise RuleViolation(f"{c.name} is out of the fight", field="creature", code="TOY_OUT")
     c.grit -= 1
     healed = min(int(state.flags["toy.rally_heals"]), c.max_hp - c.hp)
     c.hp += healed
-    if c.life == "down" and c.hp > 0:
-        c.life = "up"
+    if c.life == "dying" and c.hp > 0:
+        c.life = "active"
     return {"creature": c.id, "healed": healed}
 
 
@@ -214,7 +214,7 @@ class Toy:
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         hp = view["hit_points"]
         return [
-            Track("hp", "HP", hp["current"], ceiling=hp["max"], thresholds=(("down", 0),)),
+            Track("hp", "HP", hp["current"], ceiling=hp["max"], thresholds=(("dying", 0),)),
             Track("grit", "Grit", view["grit"], ceiling=None),
         ]
 
