@@ -113,12 +113,13 @@ class Creature(CreatureBase):
 
     @property
     def life(self) -> str:
-        """The common view's life state: active, disabled, dying, stable or dead."""
+        """The common view's life state (``domain.rulesets.LIFE_STATES``): active, disabled,
+        dying, stabilized (dying no more, still unconscious) or dead."""
         band = self.band
         if band == "fine":
             return "active"
         if band == "dying" and self.stable:
-            return "stable"
+            return "stabilized"
         return band
 
     @property

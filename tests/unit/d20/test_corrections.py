@@ -115,7 +115,7 @@ def test_a_gm_override_of_a_stabilisation_roll(table: D20Table) -> None:
     assert table.hp("ana") == -5
     table.app.override(table.cid, at, "success", True, "the GM rules she clings on")
     v = table.v("ana")
-    assert (v["hp"], v["life"]) == (-4, "stable")
+    assert (v["hp"], v["life"]) == (-4, "stabilized")
 
 
 def test_a_retroactive_flag_recomputes_a_critical(table: D20Table) -> None:
@@ -153,7 +153,7 @@ def test_a_correction_to_stamina_damage_moves_the_thresholds_back(table: D20Tabl
     table.app.amend(table.cid, poison, {"amount": 2}, "a weaker poison")  # S 14, B 2: still dying
     assert table.v("ana")["band"] == "dying" and table.orphans() == {}
     table.app.amend(table.cid, poison, {"amount": 1}, "weaker still")  # S 15, B 2
-    assert table.v("ana")["life"] == "stable"
+    assert table.v("ana")["life"] == "stabilized"
     table.app.amend(table.cid, poison, {"ability": "str"}, "it was Strength poison")  # B 3: disabled
     assert str(stab) in table.orphans() and table.v("ana")["band"] == "disabled"
 

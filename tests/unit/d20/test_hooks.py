@@ -233,7 +233,7 @@ def test_ruling_26_one_stabilisation_roll_after_the_round_for_each_creature_dyin
     with refused("STABILIZATION_ROLLED"):
         apply(state, "StabilizationRolled", roll=pct(1), **owed[0][1])
     apply(state, "StabilizationRolled", roll=pct(10), **owed[1][1])  # 10 <= 10: stable
-    assert view(state, "bo")["life"] == "stable"
+    assert view(state, "bo")["life"] == "stabilized"
     enc.round = 4
     assert hooks.owed_between_rounds(state, enc) == [
         ("StabilizationRolled", {"creature": "ana", "encounter_id": "e1", "round": 4})

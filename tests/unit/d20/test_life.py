@@ -107,7 +107,7 @@ def test_b_dh_3_a_16_stamina_stabilises_on_16_and_loses_1_hp_on_17(table: D20Tab
     assert (v["hp"], v["stable"], v["life"], v["conditions"]) == (
         -5,
         True,
-        "stable",
+        "stabilized",
         ["stable", "unconscious"],
     )
 
@@ -157,7 +157,7 @@ def test_b_dh_4_a_stable_creature_loses_nothing_and_damage_makes_it_dying_again(
     at(table, -6, stamina=16)
     table.stabilize("ana", 5)
     table.record("TimeAdvanced", minutes=600)  # dh.stable_recovery = none: nothing changes
-    assert (table.hp("ana"), table.v("ana")["life"]) == (-6, "stable")
+    assert (table.hp("ana"), table.v("ana")["life"]) == (-6, "stabilized")
     table.damage("ana", 1)
     v = table.v("ana")
     assert (v["hp"], v["stable"], v["life"]) == (-7, False, "dying")
@@ -172,7 +172,7 @@ def test_b_dh_6_stabilising_at_minus_11_needs_dc_21(table: D20Table) -> None:
     assert (out["dc"], out["total"], out["success"]) == (21, 20, False)
     out = table.record("HealCheckRolled", healer="medic", target="ana", roll=d20(20, plus=1)).outcome
     assert (out["total"], out["success"]) == (21, True)
-    assert table.v("ana")["life"] == "stable" and table.hp("ana") == -11
+    assert table.v("ana")["life"] == "stabilized" and table.hp("ana") == -11
 
 
 def test_a_disabled_healer_checks_at_minus_2(table: D20Table) -> None:
@@ -204,7 +204,7 @@ def test_b_dh_7_any_healing_stabilises_then_minus_b_wakes_disabled_then_1_is_fin
     at(table, -10, stamina=16)  # B 3
     table.heal("ana", 1)
     v = table.v("ana")
-    assert (v["hp"], v["life"], v["conscious"]) == (-9, "stable", False)
+    assert (v["hp"], v["life"], v["conscious"]) == (-9, "stabilized", False)
     table.heal("ana", 6)  # -3 = -B
     v = table.v("ana")
     assert (v["hp"], v["life"], v["conscious"]) == (-3, "disabled", True)

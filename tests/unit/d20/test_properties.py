@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from api.service.application import ChronicleApplication
 from domain.errors import DomainError
+from domain.rulesets import LIFE_STATES
 from tests.unit.conftest import memory_application
 from tests.unit.d20.helpers import RULESET, D20Table, d20, pct, roll
 
@@ -121,10 +122,11 @@ def invariants(t: D20Table) -> None:
             expected = "fine" if hp >= 1 else "disabled" if hp >= -b else "dying"
             assert v["band"] == expected
             assert v["life"] == {"fine": "active", "disabled": "disabled"}.get(
-                expected, "stable" if v["stable"] else "dying"
+                expected, "stabilized" if v["stable"] else "dying"
             )
         else:
             assert v["band"] == v["life"] == "dead" and v["conscious"] is False
+        assert v["life"] in LIFE_STATES
         assert hp <= v["max_hp"]
         hp_track = RULESET.tracks(v)[0]
         lines = dict(hp_track.thresholds)

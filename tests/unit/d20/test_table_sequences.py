@@ -79,7 +79,7 @@ def test_the_ford_a_gnoll_falls_dies_and_a_correction_brings_it_back(t: D20Table
     # 5. After the round: d% 37 > 12 (its Stamina): -9. Next round: d% 12 <= 12: stable.
     s1 = t.stabilize("gnoll", 37).position
     s2 = t.stabilize("gnoll", 12).position
-    assert (t.hp("gnoll"), t.v("gnoll")["life"]) == (-9, "stable")
+    assert (t.hp("gnoll"), t.v("gnoll")["life"]) == (-9, "stabilized")
     before = t.store_max()
     with refused("ALREADY_STABLE"):
         t.heal_check("tam", "gnoll", 20)
@@ -158,7 +158,7 @@ def test_poison_moves_the_thresholds_and_sleep_moves_them_back(t: D20Table) -> N
     # d% 13 > 12: -4. d% 9 <= 12: stable.
     assert t.stabilize("kara", 13).outcome["hp_after"] == -4
     t.stabilize("kara", 9)
-    assert t.v("kara")["life"] == "stable"
+    assert t.v("kara")["life"] == "stabilized"
     # Tam treats her: a cure of 1d8 (3): -1, conscious and disabled (-1 >= -B).
     t.heal("kara", 0, roll=roll("1d8", 3), healer="tam")
     k = t.v("kara")
