@@ -75,6 +75,14 @@ class _Decoded:
     id: int
     event: Any
 
+    @property
+    def originator_id(self) -> Any:
+        return self.event.originator_id
+
+    @property
+    def originator_version(self) -> int:
+        return int(self.event.originator_version)
+
 
 class _PassThrough:
     @staticmethod

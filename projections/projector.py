@@ -13,17 +13,25 @@ the ruleset's summary of the present. Nothing is ever patched with deltas.
 Rows are written for a projection only when its tracking position is behind the
 batch, so projections at different positions (after ``chronicle rebuild --projection``)
 are brought up together from the lowest one.
+
+A fact that cannot be projected stops only its own campaign: any error while applying a
+campaign's notification or deriving its rows (other than the store being unavailable,
+:data:`STORE_UNAVAILABLE`, which stops the batch so it is retried) drops that campaign's rows
+from the batch and records a :class:`Failure` in ``batch.failed``; the storage quarantines it
+with the batch. Notifications of campaigns already quarantined are skipped.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
 
-from eventsourcing.persistence import Notification
+import psycopg
+from eventsourcing.persistence import Notification, PersistenceError
 
 from domain import rulesets
 from domain.campaign import Campaign
@@ -32,9 +40,29 @@ from domain.ledger import Entry, Ledger
 from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, annotate
 
-__all__ = ["PROJECTIONS", "Batch", "Projector", "involved_creatures"]
+__all__ = [
+    "PROJECTIONS",
+    "STORE_UNAVAILABLE",
+    "Batch",
+    "Failure",
+    "Projector",
+    "describe",
+    "involved_creatures",
+]
 
 PROJECTIONS: tuple[str, ...] = ("creatures", "encounters", "facts", "log")
+
+# Errors of the event store itself (reading the log or loading a campaign): the batch is
+# retried later, no campaign is blamed.
+STORE_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    PersistenceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    sqlite3.OperationalError,
+    sqlite3.InterfaceError,
+    OSError,
+    MemoryError,
+)
 
 # Payload keys that name one creature, and keys that hold lists of creatures.
 _ONE = ("target", "creature", "attacker", "healer", "caregiver", "creature_id", "trigger_creature")
@@ -55,6 +83,24 @@ class Source(Protocol):
     def recorder(self) -> Any: ...
 
 
+def describe(exc: BaseException) -> str:
+    """One line naming an error: ``Type: message`` (whitespace collapsed, at most 1,000 characters)."""
+    text = " ".join(str(exc).split())
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return line[:1000]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A campaign whose projection stopped: at which fact (its position in the campaign and
+    its notification id, where known) and why (``Type: message``)."""
+
+    campaign_id: str
+    position: int | None
+    notification_id: int | None
+    error: str
+
+
 @dataclass
 class Batch:
     """The view writes of one batch, and the tracking moves to commit with them."""
@@ -65,10 +111,38 @@ class Batch:
     facts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (campaign, position) -> row
     log: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     events: int = 0
+    quarantined: frozenset[str] = frozenset()  # the quarantined campaigns this batch was computed with
+    failed: dict[str, Failure] = field(default_factory=dict)  # campaigns to quarantine with this batch
+    starts: dict[str, tuple[int, int]] = field(default_factory=dict)  # campaign -> its first (position, nid)
 
     @property
     def last(self) -> int:
         return max((new for _, new in self.tracking.values()), default=0)
+
+    def campaigns(self) -> list[str]:
+        """The campaigns with rows in this batch."""
+        found = dict.fromkeys([*self.creatures, *self.encounters])
+        found.update(dict.fromkeys(cid for cid, _ in [*self.facts, *self.log]))
+        return list(found)
+
+    def only(self, campaign_id: str) -> Batch:
+        """The rows of one campaign (no tracking moves)."""
+        part = Batch()
+        if campaign_id in self.creatures:
+            part.creatures[campaign_id] = self.creatures[campaign_id]
+        if campaign_id in self.encounters:
+            part.encounters[campaign_id] = self.encounters[campaign_id]
+        part.facts = {k: v for k, v in self.facts.items() if k[0] == campaign_id}
+        part.log = {k: v for k, v in self.log.items() if k[0] == campaign_id}
+        return part
+
+    def drop(self, campaign_id: str) -> None:
+        """Forget one campaign's rows."""
+        self.creatures.pop(campaign_id, None)
+        self.encounters.pop(campaign_id, None)
+        for rows in (self.facts, self.log):
+            for key in [k for k in rows if k[0] == campaign_id]:
+                del rows[key]
 
 
 def involved_creatures(fact_type: str, payload: Mapping[str, Any]) -> list[str]:
@@ -88,6 +162,15 @@ def involved_creatures(fact_type: str, payload: Mapping[str, Any]) -> list[str]:
         if isinstance(t, dict) and isinstance(t.get("target"), str):
             found.append(t["target"])
     return list(dict.fromkeys(found))
+
+
+class _AtFact(Exception):
+    """Deriving a campaign's rows failed at this fact (``None``: not known)."""
+
+    def __init__(self, position: int | None, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.position = position
+        self.cause = cause
 
 
 @dataclass(slots=True)
@@ -117,14 +200,27 @@ class Projector:
         self._campaigns.clear()
         self._notification_ids.clear()
 
+    def forget(self, campaign_id: str | UUID) -> None:
+        """Forget one campaign's in-memory ledger (it failed, or is quarantined)."""
+        cid = campaign_id if isinstance(campaign_id, UUID) else UUID(str(campaign_id))
+        self._campaigns.pop(cid, None)
+        self._notification_ids.pop(cid, None)
+
     # ------------------------------------------------------------------ batches
-    def project(self, notifications: Sequence[Notification], positions: Mapping[str, int]) -> Batch:
+    def project(
+        self,
+        notifications: Sequence[Notification],
+        positions: Mapping[str, int],
+        quarantined: frozenset[str] = frozenset(),
+    ) -> Batch:
         """The rows and tracking moves for ``notifications`` (in notification order).
 
         ``positions`` are the projections' tracking positions; a projection already at
         or beyond the batch's last notification gets no rows and no tracking move.
+        Notifications of ``quarantined`` campaigns are skipped; a campaign that fails here
+        lands in ``batch.failed`` (with no rows) and the others go on.
         """
-        batch = Batch()
+        batch = Batch(quarantined=frozenset(quarantined))
         if not notifications:
             return batch
         last = notifications[-1].id
@@ -136,12 +232,48 @@ class Projector:
             if n.id <= floor:
                 continue  # already folded: a duplicate or a replay
             batch.events += 1
-            campaign = self._apply(n)
+            key = str(n.originator_id)
+            if key in batch.quarantined or key in batch.failed:
+                continue
+            batch.starts.setdefault(key, (n.originator_version, n.id))
+            try:
+                campaign = self._apply(n)
+            except STORE_UNAVAILABLE:
+                raise
+            except Exception as exc:  # this fact cannot be folded: stop its campaign only
+                self._fail(batch, key, n.originator_version, n.id, exc)
+                touched.pop(n.originator_id, None)
+                continue
             if campaign is not None:
                 touched[campaign.id] = campaign
         for campaign in touched.values():
-            self._rows(campaign, batch, wanted)
+            key = str(campaign.id)
+            try:
+                self._rows(campaign, batch, wanted)
+            except STORE_UNAVAILABLE:
+                raise
+            except Exception as exc:
+                position, nid = batch.starts.get(key, (None, None))
+                cause: BaseException = exc
+                if isinstance(exc, _AtFact):
+                    cause = exc.cause
+                    # not known: the batch's first fact (the creation at 1 is no fact of the ledger)
+                    at = exc.position or max(position or 0, campaign.ledger.first_seq)
+                    if at != position:
+                        position = at
+                        nid = self._notification_ids.get(campaign.id, {}).get(position)
+                self._fail(batch, key, position, nid, cause)
         return batch
+
+    def _fail(
+        self, batch: Batch, key: str, position: int | None, nid: int | None, exc: BaseException
+    ) -> None:
+        batch.drop(key)
+        batch.failed[key] = Failure(key, position, nid, describe(exc))
+        try:
+            self.forget(key)
+        except ValueError:  # not a UUID: nothing was kept for it
+            pass
 
     def _apply(self, n: Notification) -> Campaign | None:
         event = self.source.mapper.to_domain_event(n)
@@ -193,13 +325,21 @@ class Projector:
         def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
             readings.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))
 
-        ledger.refold(sink)
+        try:
+            ledger.refold(sink)
+        except STORE_UNAVAILABLE:
+            raise
+        except Exception as exc:  # the fold failed on the fact after the last one it reported
+            raise _AtFact(readings[-1].entry.seq + 1 if readings else None, exc) from exc
         cid = str(campaign.id)
         nids = self._notification_ids.get(campaign.id, {})
         if wanted & {"facts", "log"} and readings:
             res = ledger.resolution
             for r in readings:
-                fact, line = fact_rows(cid, ledger, res, r, nids.get(r.entry.seq))
+                try:
+                    fact, line = fact_rows(cid, ledger, res, r, nids.get(r.entry.seq))
+                except Exception as exc:
+                    raise _AtFact(r.entry.seq, exc) from exc
                 if "facts" in wanted:
                     batch.facts[(cid, r.entry.seq)] = fact
                 if "log" in wanted:

@@ -9,6 +9,11 @@ once; the poll stays the source of truth (a lost LISTEN connection costs latency
 events). Any error is logged; the follower forgets its in-memory ledgers, waits with
 exponential backoff, reconnects and resumes from the stored tracking positions. It only
 stops when asked (:meth:`Follower.stop`).
+
+A campaign whose facts cannot be projected or whose rows cannot be written is quarantined
+(``view_quarantine``, committed with the batch) and logged with its campaign and position;
+the follower keeps serving every other campaign and skips that campaign's later facts until
+:func:`rebuild_campaign` (``chronicle rebuild --campaign``) re-derives its rows and lifts it.
 """
 
 from __future__ import annotations
@@ -19,14 +24,24 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import sql
 
-from projections.projector import PROJECTIONS, Projector, Source
-from projections.storage import PostgresTarget, ViewStore, connect_postgres
+from domain.campaign import Campaign
+from projections.projector import PROJECTIONS, Batch, Failure, Projector, Source, describe
+from projections.storage import UNAVAILABLE, PostgresTarget, ViewStore, connect_postgres
 
-__all__ = ["Follower", "RebuildResult", "rebuild", "wait_for"]
+__all__ = [
+    "CampaignRebuildResult",
+    "Follower",
+    "RebuildFailed",
+    "RebuildResult",
+    "rebuild",
+    "rebuild_campaign",
+    "wait_for",
+]
 
 logger = logging.getLogger("chronicle.projections")
 
@@ -51,11 +66,13 @@ class Follower:
         idle_interval: float = 0.05,
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
+        on_quarantine: Callable[[Failure], None] | None = None,
     ) -> None:
         self.batch_size = batch_size
         self.idle_interval = idle_interval
         self.max_backoff = max_backoff
         self.listen = listen
+        self.on_quarantine = on_quarantine
         self._open_app = source if callable(source) else None
         self._app: Any = None if callable(source) else source
         self._owns_app = callable(source)
@@ -64,11 +81,13 @@ class Follower:
         self._owns_views = callable(views)
         self._projector: Projector | None = None
         self._positions: dict[str, int] | None = None
+        self._quarantined: frozenset[str] = frozenset()
         self._listener: psycopg.Connection[Any] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.errors = 0  # database errors survived (for tests and health reporting)
         self.events = 0  # notifications projected since start
+        self.quarantined = 0  # campaigns this follower quarantined since start
 
     # ---------------------------------------------------------------- plumbing
     @property
@@ -125,6 +144,7 @@ class Follower:
     def positions(self) -> dict[str, int]:
         if self._positions is None:
             self._positions = self.views.tracking()
+            self._quarantined = self.views.quarantined_ids()
             self.projector.reset()  # in-memory ledgers must match the position we read from
         return self._positions
 
@@ -138,19 +158,50 @@ class Follower:
         if not notifications:
             return 0
         try:
-            batch = self.projector.project(notifications, positions)
+            batch = self.projector.project(notifications, positions, self._quarantined)
             written = self.views.write(batch)
         except BaseException:
             self._positions = None  # the ledgers may be ahead of the views now
             raise
         if not written:
-            logger.info("tracking moved under this follower (another worker or a rebuild): resyncing")
+            logger.info(
+                "tracking or quarantine changed under this follower (another worker, a rebuild or a "
+                "repair): resyncing"
+            )
             self._positions = None
             return len(notifications)
         for name, (_, new) in batch.tracking.items():
             positions[name] = new
         self.events += batch.events
+        if batch.failed:
+            self._quarantined = self._quarantined | set(batch.failed)
+            for failure in batch.failed.values():
+                self._report(failure)
         return len(notifications)
+
+    def _report(self, failure: Failure) -> None:
+        self.quarantined += 1
+        try:
+            self.projector.forget(failure.campaign_id)
+        except ValueError:
+            pass
+        logger.error(
+            "read models of campaign %s stopped at position %s (notification %s): %s; the other "
+            "campaigns go on. Repair with: chronicle rebuild --campaign %s",
+            failure.campaign_id,
+            failure.position,
+            failure.notification_id,
+            failure.error,
+            failure.campaign_id,
+            extra={
+                "campaign_id": failure.campaign_id,
+                "position": failure.position,
+                "notification_id": failure.notification_id,
+                "error": failure.error,
+            },
+        )
+        if self.on_quarantine is not None:
+            self.on_quarantine(failure)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Project batches until the log is exhausted; return the notifications read."""
@@ -268,6 +319,99 @@ def rebuild(
         return RebuildResult(names, events, time.perf_counter() - began)
     finally:
         follower.close()
+
+
+class RebuildFailed(Exception):
+    """The campaign's facts still cannot be projected; it stays quarantined with this failure."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(
+            f"campaign {failure.campaign_id} still fails at position {failure.position}: {failure.error}"
+        )
+        self.failure = failure
+
+
+@dataclass(frozen=True)
+class CampaignRebuildResult:
+    campaign_id: str
+    facts: int  # events of the campaign projected
+    seconds: float
+
+
+def rebuild_campaign(
+    source: Source | Callable[[], Source],
+    views: ViewStore | Callable[[], ViewStore],
+    campaign_id: UUID | str,
+    *,
+    batch_size: int = DEFAULT_BATCH,
+    progress: Callable[[int, int], None] | None = None,
+) -> CampaignRebuildResult:
+    """Re-derive one campaign's rows from the log and lift its quarantine.
+
+    1. The campaign is quarantined (if it is not already) and all its rows are deleted, in one
+       transaction: from then on no follower writes them.
+    2. The log is read up to its head, and the campaign's events are projected and written
+       ``batch_size`` notifications at a time (the followers keep serving the other campaigns).
+    3. Holding the tracking rows (followers wait), the rest of the campaign's events up to the
+       furthest tracking position are projected and written and the quarantine is lifted, in
+       one transaction; a follower that computed a batch without the campaign notices the
+       change and resyncs, so it picks the campaign up from its tracking position.
+
+    If a fact still fails, the campaign stays quarantined with the new reason (rows up to that
+    fact are in place) and :class:`RebuildFailed` is raised. ``ValueError``: no such campaign.
+    """
+    cid = UUID(str(campaign_id))
+    key = str(cid)
+    owner = Follower(source, views, batch_size=batch_size)
+    try:
+        app, store = owner.application, owner.views
+        first = app.recorder.select_events(cid, limit=1)
+        if not first or first[0].topic != Campaign.Started.TOPIC:
+            raise ValueError(f"no campaign {key} in the store")
+        store.begin_campaign_rebuild(key, "being rebuilt (chronicle rebuild --campaign)")
+        projector = Projector(app)
+        began = time.perf_counter()
+        read = 0
+        facts = 0
+        head = app.recorder.max_notification_id() or 0
+        everything = dict.fromkeys(PROJECTIONS, 0)
+
+        def project_until(stop: int, write: Callable[[Batch], None]) -> None:
+            nonlocal read, facts
+            while read < stop:
+                page = app.recorder.select_notifications(
+                    read, batch_size, stop=stop, inclusive_of_start=False
+                )
+                if not page:
+                    return
+                read = page[-1].id
+                mine = [n for n in page if n.originator_id == cid]
+                if mine:
+                    batch = projector.project(mine, everything)
+                    if batch.failed:
+                        raise RebuildFailed(batch.failed[key])
+                    try:
+                        write(batch)
+                    except UNAVAILABLE:
+                        raise
+                    except Exception as exc:
+                        position, nid = batch.starts.get(key, (None, None))
+                        raise RebuildFailed(Failure(key, position, nid, describe(exc))) from exc
+                    facts += len(mine)
+                if progress is not None:
+                    progress(read, max(stop, head))
+
+        try:
+            project_until(head, store.write_campaign_rows)
+            with store.holding_tracking() as tracking:
+                project_until(max(tracking.values()), store.write_campaign_rows_held)
+                store.lift_held(key)
+        except RebuildFailed as failed:
+            store.quarantine(failed.failure)
+            raise
+        return CampaignRebuildResult(key, facts, time.perf_counter() - began)
+    finally:
+        owner.close()
 
 
 def wait_for(views: ViewStore, position: int, timeout: float = 5.0, interval: float = 0.005) -> bool:

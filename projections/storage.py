@@ -15,28 +15,56 @@ row is not where the batch expected (a duplicate, a replay, another worker, a re
 the transaction is rolled back and ``write`` returns False.
 
 JSON columns come back as Python objects, booleans as ``bool``, whatever the backend.
+
+Anything the event store accepted can be written (:mod:`projections.codec`: NUL, lone
+surrogates and non-finite floats are escaped on write and decoded on read). The typed
+columns ``hp``, ``wounds`` and ``round`` are conveniences copied from the JSON ``state``:
+a value that is not a 32-bit integer is stored as NULL there (``state`` keeps it exactly).
+
+Isolation: a batch's rows are written in a savepoint; if that fails for a reason other than
+the database being unavailable, each campaign's rows are retried in their own savepoint and a
+campaign whose rows still fail is *quarantined* (a ``view_quarantine`` row, committed with
+the batch's tracking moves) instead of stopping every campaign. The follower skips a
+quarantined campaign's later facts until ``chronicle rebuild --campaign`` repairs it.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Jsonb, set_json_loads
 
-from projections.projector import PROJECTIONS, Batch
+from projections import codec
+from projections.projector import PROJECTIONS, Batch, Failure, describe
 
-__all__ = ["PostgresTarget", "PostgresViews", "SQLiteViews", "ViewStore", "views_path"]
+__all__ = [
+    "UNAVAILABLE",
+    "PostgresTarget",
+    "PostgresViews",
+    "SQLiteViews",
+    "ViewStore",
+    "views_path",
+]
 
-_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+# Errors that mean the view database is unavailable (or busy), not that a campaign's rows are
+# bad: the whole batch is retried later; nothing is quarantined for them.
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    sqlite3.OperationalError,
+    sqlite3.InterfaceError,
+    OSError,
+    MemoryError,
+)
 STATUSES = ("active", "revoked", "amended", "orphaned", "overridden")
 MAX_PAGE = 500
 
@@ -87,6 +115,21 @@ _COLUMNS = {
     "view_log": ("campaign_id", "position", "notification_id", "fact_type", "line", "struck"),
 }
 _BOOLS = {"active", "revoked", "amended", "orphaned", "overridden", "struck"}
+_TEXT = {
+    "campaign_id",
+    "creature_id",
+    "encounter_id",
+    "name",
+    "kind",
+    "life",
+    "turn_of",
+    "fact_type",
+    "recorded_at",
+    "orphan_reason",
+    "line",
+}
+_INT32 = {"hp", "wounds", "round"}  # conveniences copied from `state`: NULL when not a 32-bit integer
+_QUARANTINE_COLUMNS = ("campaign_id", "position", "notification_id", "error", "quarantined_at")
 
 
 def _ddl(json_type: str, bool_type: str, big: str) -> list[str]:
@@ -113,6 +156,8 @@ def _ddl(json_type: str, bool_type: str, big: str) -> list[str]:
         "CREATE TABLE IF NOT EXISTS {p}view_log (campaign_id TEXT NOT NULL, position INTEGER NOT NULL, "
         f"notification_id {big}, fact_type TEXT NOT NULL, line TEXT NOT NULL, struck {bool_type} NOT NULL, "
         "PRIMARY KEY (campaign_id, position))",
+        "CREATE TABLE IF NOT EXISTS {p}view_quarantine (campaign_id TEXT PRIMARY KEY, position INTEGER, "
+        f"notification_id {big}, error TEXT NOT NULL, quarantined_at TEXT NOT NULL)",
     ]
 
 
@@ -140,6 +185,16 @@ class ViewStore:
         raise NotImplementedError
         yield  # pragma: no cover
 
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        """A nested transaction: rolled back alone if the block raises."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def _lock_tracking(self) -> None:
+        """Inside a transaction: hold the tracking rows until it ends (PostgreSQL; SQLite's
+        ``BEGIN IMMEDIATE`` already excludes every other writer)."""
+
     def _dump(self, value: Any) -> Any:
         raise NotImplementedError
 
@@ -150,7 +205,7 @@ class ViewStore:
         raise NotImplementedError
 
     def _creature_param(self, creature: str) -> Any:
-        return creature
+        return codec.encode_text(creature)
 
     def _truncate(self, table: str) -> None:
         self._execute(f"DELETE FROM {self._t(table)}")
@@ -170,6 +225,9 @@ class ViewStore:
         for col in _JSON[table]:
             if col in out:
                 out[col] = self._load_json(out[col])
+        for col in _TEXT & out.keys():
+            if isinstance(out[col], str):
+                out[col] = codec.decode_text(out[col])
         for col in _BOOLS & out.keys():
             out[col] = bool(out[col])
         if table == "view_facts":
@@ -178,7 +236,7 @@ class ViewStore:
 
     def _values(self, table: str, row: dict[str, Any]) -> list[Any]:
         dumped = _JSON[table]
-        return [self._dump(row[c]) if c in dumped and row[c] is not None else row[c] for c in _COLUMNS[table]]
+        return [_cell(c, row[c], dumped, self._dump) for c in _COLUMNS[table]]
 
     # ------------------------------------------------------------------ schema
     def create_tables(self) -> None:
@@ -216,8 +274,14 @@ class ViewStore:
         return min(self.tracking().values())
 
     def write(self, batch: Batch) -> bool:
-        """Commit the batch's rows and tracking moves in one transaction; False if the
-        tracking rows were not where the batch expected (nothing is written then)."""
+        """Commit the batch's rows, quarantines and tracking moves in one transaction; False if
+        the tracking rows (or the set of quarantined campaigns) were not what the batch was
+        computed against (nothing is written then).
+
+        A campaign whose rows fail to write is added to ``batch.failed`` and quarantined
+        (its rows stay as they were); the other campaigns' rows and the tracking moves commit.
+        Errors of :data:`UNAVAILABLE` roll everything back and propagate.
+        """
         if not batch.tracking:
             return True
         for name, (expected, new) in batch.tracking.items():
@@ -235,13 +299,40 @@ class ViewStore:
                     )
                     if moved != 1:
                         raise _Stale  # rolls the transaction back
-                self._replace("view_creatures", batch.creatures)
-                self._replace("view_encounters", batch.encounters)
-                self._upsert("view_facts", batch.facts.values())
-                self._upsert("view_log", batch.log.values())
+                if self._quarantined_ids() != batch.quarantined:
+                    raise _Stale  # a campaign was quarantined or repaired meanwhile
+                self._write_isolated(batch)
+                self._record_quarantine(batch.failed.values())
         except _Stale:
             return False
         return True
+
+    def _write_isolated(self, batch: Batch) -> None:
+        """The batch's rows in a savepoint; if they fail, campaign by campaign, quarantining
+        each campaign whose rows still fail (recorded in ``batch.failed``)."""
+        try:
+            with self._savepoint():
+                self._write_rows(batch)
+            return
+        except UNAVAILABLE:
+            raise
+        except Exception:  # some campaign's rows are bad: find out which, write the others
+            pass
+        for cid in batch.campaigns():
+            try:
+                with self._savepoint():
+                    self._write_rows(batch.only(cid))
+            except UNAVAILABLE:
+                raise
+            except Exception as exc:
+                position, notification_id = batch.starts.get(cid, (None, None))
+                batch.failed[cid] = Failure(cid, position, notification_id, describe(exc))
+
+    def _write_rows(self, batch: Batch) -> None:
+        self._replace("view_creatures", batch.creatures)
+        self._replace("view_encounters", batch.encounters)
+        self._upsert("view_facts", batch.facts.values())
+        self._upsert("view_log", batch.log.values())
 
     def _replace(self, table: str, by_campaign: dict[str, list[dict[str, Any]]]) -> None:
         if not by_campaign:
@@ -278,7 +369,8 @@ class ViewStore:
         )
 
     def reset(self, projections: Iterable[str] = PROJECTIONS) -> None:
-        """Empty the given projections and set their tracking to 0, in one transaction."""
+        """Empty the given projections and set their tracking to 0, in one transaction.
+        Resetting every projection also lifts every quarantine (everything is re-derived)."""
         names = [p for p in PROJECTIONS if p in set(projections)]
         with self._lock, self._transaction():
             for name in names:
@@ -290,11 +382,107 @@ class ViewStore:
                 )
             for name in names:
                 self._truncate(_TABLES[name])
+            if set(names) == set(PROJECTIONS):
+                self._execute(f"DELETE FROM {self._t('view_quarantine')}")
+
+    # -------------------------------------------------------------- quarantine
+    def _quarantined_ids(self) -> frozenset[str]:
+        rows = self._fetch(f"SELECT campaign_id FROM {self._t('view_quarantine')}")
+        return frozenset(codec.decode_text(r["campaign_id"]) for r in rows)
+
+    def quarantined_ids(self) -> frozenset[str]:
+        """The campaigns whose projection is stopped."""
+        with self._lock:
+            return self._quarantined_ids()
+
+    def quarantined(self) -> list[dict[str, Any]]:
+        """Every quarantined campaign: ``campaign_id``, ``position`` (its first fact missing from
+        the views), ``notification_id``, ``error`` and ``quarantined_at``, oldest first."""
+        with self._lock:
+            rows = self._fetch(
+                f"SELECT {', '.join(_QUARANTINE_COLUMNS)} FROM {self._t('view_quarantine')} "
+                "ORDER BY quarantined_at, campaign_id"
+            )
+        return [{k: codec.decode_text(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+
+    def quarantine_count(self) -> int:
+        with self._lock:
+            rows = self._fetch(f"SELECT COUNT(*) AS n FROM {self._t('view_quarantine')}")
+        return int(rows[0]["n"])
+
+    def _record_quarantine(self, failures: Iterable[Failure]) -> None:
+        now = datetime.now(UTC).isoformat(timespec="milliseconds")
+        values = [
+            [
+                codec.encode_text(f.campaign_id),
+                f.position,
+                f.notification_id,
+                codec.encode_text(f.error),
+                now,
+            ]
+            for f in failures
+        ]
+        if not values:
+            return
+        cols = _QUARANTINE_COLUMNS
+        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c != "campaign_id")
+        self._executemany(
+            self._q(
+                f"INSERT INTO {self._t('view_quarantine')} ({', '.join(cols)}) VALUES ({_marks(len(cols))}) "
+                f"ON CONFLICT (campaign_id) DO UPDATE SET {updates}"
+            ),
+            values,
+        )
+
+    def quarantine(self, failure: Failure) -> None:
+        """Quarantine one campaign now (or replace the reason of its quarantine)."""
+        with self._lock, self._transaction():
+            self._lock_tracking()
+            self._record_quarantine([failure])
+
+    # -------------------------------------------------------- one campaign
+    def begin_campaign_rebuild(self, campaign_id: str, reason: str) -> None:
+        """Quarantine the campaign (unless it already is) so no follower writes its rows, and
+        delete all its rows, in one transaction."""
+        cid = codec.encode_text(campaign_id)
+        with self._lock, self._transaction():
+            self._lock_tracking()
+            if campaign_id not in self._quarantined_ids():
+                self._record_quarantine([Failure(campaign_id, None, None, reason)])
+            for table in _TABLES.values():
+                self._execute(self._q(f"DELETE FROM {self._t(table)} WHERE campaign_id = %s"), (cid,))
+
+    def write_campaign_rows(self, batch: Batch) -> None:
+        """Write a batch's rows (one campaign being rebuilt) without moving any tracking."""
+        with self._lock, self._transaction():
+            self._write_rows(batch)
+
+    @contextmanager
+    def holding_tracking(self) -> Iterator[dict[str, int]]:
+        """A transaction that holds the tracking rows (no follower commits meanwhile);
+        yields the tracking positions. Use :meth:`write_campaign_rows_held` and
+        :meth:`lift_held` inside it."""
+        with self._lock, self._transaction():
+            self._lock_tracking()
+            rows = self._fetch(f"SELECT projection, notification_id FROM {self._t('view_tracking')}")
+            found = {r["projection"]: int(r["notification_id"]) for r in rows}
+            yield {p: found.get(p, 0) for p in PROJECTIONS}
+
+    def write_campaign_rows_held(self, batch: Batch) -> None:
+        self._write_rows(batch)
+
+    def lift_held(self, campaign_id: str) -> None:
+        self._execute(
+            self._q(f"DELETE FROM {self._t('view_quarantine')} WHERE campaign_id = %s"),
+            (codec.encode_text(campaign_id),),
+        )
 
     # ------------------------------------------------------------------- reads
     def get_creature(self, campaign_id: str, creature_id: str) -> dict[str, Any] | None:
         rows = self._select(
-            "view_creatures", "campaign_id = %s AND creature_id = %s", [str(campaign_id), creature_id]
+            "view_creatures",
+            "campaign_id = %s AND creature_id = %s",
+            [str(campaign_id), codec.encode_text(creature_id)],
         )
         return rows[0] if rows else None
 
@@ -303,7 +491,9 @@ class ViewStore:
 
     def get_encounter(self, campaign_id: str, encounter_id: str) -> dict[str, Any] | None:
         rows = self._select(
-            "view_encounters", "campaign_id = %s AND encounter_id = %s", [str(campaign_id), encounter_id]
+            "view_encounters",
+            "campaign_id = %s AND encounter_id = %s",
+            [str(campaign_id), codec.encode_text(encounter_id)],
         )
         return rows[0] if rows else None
 
@@ -349,7 +539,7 @@ class ViewStore:
                 f"position IN (SELECT position FROM {self._t('view_facts')} "
                 "WHERE campaign_id = %s AND encounter_id = %s)"
             )
-            params.extend([str(campaign_id), encounter])
+            params.extend([str(campaign_id), codec.encode_text(encounter)])
         return self._select("view_log", " AND ".join(where), params, order="position", limit=_page(first))
 
     def _filters(
@@ -364,10 +554,10 @@ class ViewStore:
         params: list[Any] = [str(campaign_id)]
         if encounter is not None:
             where.append("encounter_id = %s")
-            params.append(encounter)
+            params.append(codec.encode_text(encounter))
         if fact_types:
             where.append(f"fact_type IN ({', '.join(['%s'] * len(fact_types))})")
-            params.extend(fact_types)
+            params.extend(codec.encode_text(t) for t in fact_types)
         if after is not None:
             where.append("position > %s")
             params.append(after)
@@ -401,6 +591,20 @@ class ViewStore:
 
 class _Stale(Exception):
     """A tracking row was not where the batch expected: roll back."""
+
+
+def _cell(column: str, value: Any, dumped: tuple[str, ...], dump: Any) -> Any:
+    """One value as a column takes it: JSON dumped, text escaped, conveniences range-checked."""
+    if value is None:
+        return None
+    if column in dumped:
+        return dump(value)
+    if column in _TEXT:
+        return codec.encode_text(value if isinstance(value, str) else str(value))
+    if column in _INT32:
+        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
+        return value if ok else None
+    return value
 
 
 def _marks(n: int) -> str:
@@ -460,11 +664,22 @@ class SQLiteViews(ViewStore):
             raise
         self._conn.execute("COMMIT")
 
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self._conn.execute("SAVEPOINT chronicle_rows")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK TO chronicle_rows")
+            self._conn.execute("RELEASE chronicle_rows")
+            raise
+        self._conn.execute("RELEASE chronicle_rows")
+
     def _dump(self, value: Any) -> Any:
-        return _encode(value)
+        return codec.dumps(value)
 
     def _load_json(self, value: Any) -> Any:
-        return None if value is None else json.loads(value)
+        return None if value is None else codec.loads(value)
 
     def _contains_creature(self) -> str:
         return "EXISTS (SELECT 1 FROM json_each(view_facts.creatures) WHERE json_each.value = ?)"
@@ -523,6 +738,7 @@ class PostgresViews(ViewStore):
             if self._conn is not None:
                 self._conn.close()
             self._conn = connect_postgres(self.db, "chronicle-views")
+            set_json_loads(codec.loads, self._conn)  # decode what codec.dumps escaped
         return self._conn
 
     def _statements(self) -> list[str]:
@@ -558,14 +774,22 @@ class PostgresViews(ViewStore):
                 self._conn = None
             raise
 
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        with self._connection().transaction():  # nested in the open transaction: a savepoint
+            yield
+
+    def _lock_tracking(self) -> None:
+        self._execute(f"SELECT projection FROM {self._t('view_tracking')} FOR UPDATE")
+
     def _dump(self, value: Any) -> Any:
-        return Jsonb(value)
+        return Jsonb(value, dumps=codec.dumps)
 
     def _contains_creature(self) -> str:
         return "creatures @> %s"
 
     def _creature_param(self, creature: str) -> Any:
-        return Jsonb([creature])  # jsonb containment: the array holds this id
+        return Jsonb([creature], dumps=codec.dumps)  # jsonb containment: the array holds this id
 
     def _truncate(self, table: str) -> None:
         self._execute(f"TRUNCATE {self._t(table)}")

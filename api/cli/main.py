@@ -198,18 +198,37 @@ def worker(
 @app.command()
 def rebuild(
     projection: Annotated[str, typer.Option(help="creatures, encounters, facts, log, or all.")] = "all",
+    campaign: Annotated[
+        str | None,
+        typer.Option(
+            metavar="CAMPAIGN",
+            help="Only this campaign (its id or GraphQL ID): re-derive all its rows from its log and "
+            "lift its quarantine. The other campaigns are not touched; a running worker keeps going.",
+        ),
+    ] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
 ) -> None:
-    """Drop read models and rebuild them from the event log."""
+    """Drop read models and rebuild them from the event log (or repair one campaign)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from api.service.campaign_ref import BadCampaignRef, campaign_ref
     from api.service.views import rebuild as rebuild_views
+    from api.service.views import rebuild_campaign
     from projections.projector import PROJECTIONS
+    from projections.runner import RebuildFailed
 
     names = PROJECTIONS if projection == "all" else (projection,)
     if projection != "all" and projection not in PROJECTIONS:
         choices = ", ".join(PROJECTIONS)
         fail(f"unknown projection {projection!r} (use {choices} or all)", Exit.USAGE)
+    campaign_id = None
+    if campaign is not None:
+        try:
+            campaign_id = campaign_ref(campaign)
+        except BadCampaignRef as exc:
+            fail(f"--campaign: {exc}", Exit.USAGE)
+        if projection != "all":
+            fail("--campaign rebuilds all of a campaign's rows; drop --projection", Exit.USAGE)
     try:
         settings = Settings.from_env()
         if settings.database.kind == "memory":
@@ -223,16 +242,53 @@ def rebuild(
         TimeElapsedColumn(),
     )
     with Progress(*columns, transient=False) as bar:
-        task = bar.add_task(", ".join(names), total=None)
+        task = bar.add_task(f"campaign {campaign_id}" if campaign_id else ", ".join(names), total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = rebuild_views(settings, names, batch_size=batch_size, progress=progress)
+        if campaign_id is not None:
+            try:
+                one = rebuild_campaign(settings, campaign_id, batch_size=batch_size, progress=progress)
+            except ValueError as exc:
+                fail(str(exc), Exit.NOT_FOUND)
+            except RebuildFailed as exc:
+                fail(f"{exc}; it stays quarantined", Exit.ERROR)
+        else:
+            result = rebuild_views(settings, names, batch_size=batch_size, progress=progress)
+    if campaign_id is not None:
+        typer.echo(
+            f"Rebuilt campaign {one.campaign_id}: {one.facts} events in {one.seconds:.2f}s; "
+            "its read models are live again"
+        )
+        return
     typer.echo(
         f"Rebuilt {', '.join(result.projections)}: {result.events} events in {result.seconds:.2f}s "
         f"({result.rate:,.0f} events/s)"
     )
+
+
+@app.command()
+def quarantine() -> None:
+    """List the campaigns whose read models are stopped at a fact that failed to project."""
+    from api.service.views import quarantined
+
+    try:
+        settings = Settings.from_env()
+        if settings.database.kind == "memory":
+            raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
+    except ConfigError as exc:
+        _config_error(exc)
+    rows = quarantined(settings)
+    if not rows:
+        typer.echo("No campaign is quarantined: every campaign's read models are live.")
+        return
+    for row in rows:
+        typer.echo(
+            f"{row['campaign_id']}  since {row['quarantined_at']}  at position {row['position']} "
+            f"(notification {row['notification_id']}): {row['error']}"
+        )
+    typer.echo(f"{len(rows)} quarantined; repair each with: chronicle rebuild --campaign ID")
 
 
 def _register() -> None:

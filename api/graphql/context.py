@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -21,6 +22,9 @@ from domain.errors import DomainError
 T = TypeVar("T")
 
 CACHE = "chronicle_cache"
+# True on the worker threads that run operations off the event loop (api.graphql.schema): there a
+# store call is simply made, the thread is the operation's own.
+OFF_LOOP: ContextVar[bool] = ContextVar("chronicle_off_loop", default=False)
 # What a request without a usable token is told (none given, or an unknown or revoked one).
 NO_TOKEN = (
     "a valid bearer token is required (Authorization: Bearer ...); none was given, or it is unknown"
@@ -58,8 +62,10 @@ def request_id(context: dict[str, Any]) -> str:
 
 
 async def call(fn: Callable[..., T], *args: Any) -> T:
-    """Run a synchronous (store-touching) call in a worker thread; domain refusals become typed."""
+    """Run a synchronous (store-touching) call off the event loop; domain refusals become typed."""
     try:
+        if OFF_LOOP.get():
+            return fn(*args)
         return await run_in_threadpool(fn, *args)
     except DomainError as err:
         raise ChronicleError.from_domain(err) from None

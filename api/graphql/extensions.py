@@ -1,14 +1,52 @@
-"""Schema extensions: per-operation cache, masking of unexpected errors, limits."""
+"""Schema extensions: per-operation cache, masking of unexpected errors, limits.
+
+Query cost (``QueryCost``, ``CostedExecutor``): every GraphQL operation's cost is bounded
+before and while it runs.
+
+- Before it runs, the operation's cost is estimated from the document and its variables
+  (:func:`estimate_cost`): each selected field costs 1 (``asOf`` and ``whatIf``, which
+  replay the campaign, cost :data:`WEIGHTS`), times the size of every list it is inside.
+  A connection's ``edges``/``nodes`` count its page size (``first``/``last``, default 50);
+  any other list of objects counts the items :data:`LIST_SIZES` gives for its name (30
+  for ``characters``, 10 for ``encounters``, 5 for ``effects``, ...; else
+  :data:`LIST_ESTIMATE`). Lists of scalars count as one field, introspection (``__schema``,
+  ``__type``) as one. An operation estimated above
+  ``CHRONICLE_GRAPHQL_MAX_COST`` is refused, before anything runs, with
+  ``QUERY_TOO_COMPLEX`` (``extensions.cost`` and ``extensions.maxCost`` say by how much).
+- While a query runs, the fields actually resolved are counted with the real list sizes
+  (a campaign may have more creatures than the estimate): past the limit the query stops
+  with ``QUERY_TOO_COMPLEX``; past ``CHRONICLE_GRAPHQL_TIMEOUT`` seconds it stops with
+  ``QUERY_TIMEOUT``. Both are checked at every field; the whole response is then
+  ``data: null`` with that one error. Mutations are only checked before they run: one that
+  has stored its facts is never cut off half-way.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
-from graphql.error import GraphQLError
+from graphql import (
+    DocumentNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    IntValueNode,
+    SelectionSetNode,
+    VariableNode,
+    get_named_type,
+)
+from graphql.error import GraphQLError, located_error
 from graphql.language import FieldNode, OperationDefinitionNode
+from graphql.pyutils import Path
 from starlette.websockets import WebSocket
 from strawberry.extensions import (
     AddValidationRules,
@@ -22,6 +60,8 @@ from strawberry.extensions import (
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.graphql import OperationType
 
 from api.graphql.context import CACHE, request_id
 from api.graphql.errors import ChronicleError
@@ -125,7 +165,13 @@ def _ignore_introspection(ctx: IgnoreContext) -> bool:
 
 
 def extensions(
-    *, introspection: bool, max_depth: int, max_aliases: int, max_tokens: int
+    *,
+    introspection: bool,
+    max_depth: int,
+    max_aliases: int,
+    max_tokens: int,
+    max_cost: int = 10_000,
+    timeout: float = 10.0,
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
     limit_rules = [depth_rule(max_depth, _ignore_introspection), aliases_rule(max_aliases)]
     found: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
@@ -140,8 +186,230 @@ def extensions(
         lambda: AddValidationRules(limit_rules),
         lambda: ValidationCache(maxsize=512),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
+        lambda: QueryCost(max_cost=max_cost, timeout=timeout),
         MaskUnexpectedErrors,
     ]
     if not introspection:
         found.append(DisableIntrospection)
     return found
+
+
+# ------------------------------------------------------------------------- query cost
+# Items assumed in a list of objects that has no page size, by field name (else LIST_ESTIMATE).
+LIST_SIZES = {
+    "campaigns": 1,  # a token sees one campaign
+    "characters": 30,  # creatures of a campaign
+    "participants": 30,
+    "initiativeOrder": 30,
+    "initiative": 30,
+    "readied": 30,
+    "changes": 30,
+    "encounters": 10,
+    "accessTokens": 10,
+    "orphans": 10,
+    "fields": 10,
+    "effects": 5,
+    "modifiers": 5,
+    "dice": 3,
+}
+LIST_ESTIMATE = 10
+DEFAULT_PAGE = 50  # a connection's page without first/last (api.graphql.types.DEFAULT_PAGE)
+MAX_PAGE = 100  # the largest page (api.graphql.types.MAX_PAGE); larger ones are refused anyway
+WEIGHTS = {"asOf": 25, "whatIf": 100}  # fields that replay the campaign
+PAGE_ARGUMENTS = ("first", "last")
+
+
+def estimate_cost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None = None,
+    variables: Mapping[str, Any] | None = None,
+) -> int:
+    """The estimated cost of the operation (see the module docstring); 0 if there is none."""
+    operation = None
+    fragments: dict[str, FragmentDefinitionNode] = {}
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            if operation_name is None or (definition.name and definition.name.value == operation_name):
+                operation = operation or definition
+        elif isinstance(definition, FragmentDefinitionNode):
+            fragments[definition.name.value] = definition
+    if operation is None:
+        return 0
+    root = schema.get_root_type(operation.operation)
+    if root is None:
+        return 0
+    return _Estimator(schema, fragments, dict(variables or {})).selection(operation.selection_set, root, None)
+
+
+class _Estimator:
+    def __init__(
+        self, schema: GraphQLSchema, fragments: dict[str, FragmentDefinitionNode], variables: dict[str, Any]
+    ) -> None:
+        self.schema = schema
+        self.fragments = fragments
+        self.variables = variables
+        self.memo: dict[tuple[str, int | None], int] = {}
+
+    def selection(self, selection_set: SelectionSetNode, parent: Any, page: int | None) -> int:
+        total = 0
+        for node in selection_set.selections:
+            if isinstance(node, FieldNode):
+                total += self.field(node, parent, page)
+            elif isinstance(node, InlineFragmentNode):
+                condition = node.type_condition
+                typ = self.schema.get_type(condition.name.value) if condition else parent
+                total += self.selection(node.selection_set, typ or parent, page)
+            elif isinstance(node, FragmentSpreadNode):
+                name = node.name.value
+                key = (name, page)
+                if key not in self.memo:
+                    self.memo[key] = 0  # a cycle (refused by validation anyway) counts nothing
+                    fragment = self.fragments.get(name)
+                    if fragment is not None:
+                        typ = self.schema.get_type(fragment.type_condition.name.value) or parent
+                        self.memo[key] = self.selection(fragment.selection_set, typ, page)
+                total += self.memo[key]
+        return total
+
+    def field(self, node: FieldNode, parent: Any, page: int | None) -> int:
+        name = node.name.value
+        if name.startswith("__") or not isinstance(parent, (GraphQLObjectType, GraphQLInterfaceType)):
+            return 1  # __typename, and introspection (bounded by the schema) as one field
+        definition = parent.fields.get(name)
+        if definition is None:
+            return 1
+        returns = definition.type.of_type if isinstance(definition.type, GraphQLNonNull) else definition.type
+        own = WEIGHTS.get(name, 1)
+        if node.selection_set is None:
+            return own  # a scalar, or a list of scalars
+        inner = self.selection(node.selection_set, get_named_type(returns), self.page_size(node, definition))
+        items = 1
+        if isinstance(returns, GraphQLList):
+            items = page if page is not None else LIST_SIZES.get(name, LIST_ESTIMATE)
+        return items * (own + inner)
+
+    def page_size(self, node: FieldNode, definition: Any) -> int | None:
+        """The page a connection field returns (None: not a connection)."""
+        if not any(a in definition.args for a in PAGE_ARGUMENTS):
+            return None
+        sizes = []
+        for argument in node.arguments or ():
+            if argument.name.value not in PAGE_ARGUMENTS:
+                continue
+            value = argument.value
+            raw = (
+                value.value
+                if isinstance(value, IntValueNode)
+                else self.variables.get(value.name.value)
+                if isinstance(value, VariableNode)
+                else None
+            )
+            try:
+                sizes.append(min(MAX_PAGE, max(1, int(raw))) if raw is not None else DEFAULT_PAGE)
+            except (TypeError, ValueError):
+                sizes.append(MAX_PAGE)
+        return min(sizes) if sizes else DEFAULT_PAGE
+
+
+def too_complex(cost: int, limit: int) -> GraphQLError:
+    return GraphQLError(
+        f"the operation is too complex: its estimated cost is {cost}, the limit is {limit} "
+        "(ask for fewer fields, smaller pages or less nesting; see docs/api.md, Query cost)",
+        extensions={"code": "QUERY_TOO_COMPLEX", "cost": cost, "maxCost": limit},
+    )
+
+
+class Budget:
+    """What a running query may still spend: fields resolved, and time."""
+
+    __slots__ = ("deadline", "error", "limit", "remaining", "timeout")
+
+    def __init__(self, limit: int, timeout: float) -> None:
+        self.limit = limit
+        self.remaining = limit
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.error: GraphQLError | None = None
+
+    def spend(self) -> bool:
+        """Count one field; False (and :attr:`error` set) once a limit is passed."""
+        if self.error is not None:
+            return False
+        self.remaining -= 1
+        if self.remaining < 0:
+            self.error = GraphQLError(
+                f"the query is too complex: it resolved more than {self.limit} fields (its lists are "
+                "larger than the estimate); ask for less (see docs/api.md, Query cost)",
+                extensions={"code": "QUERY_TOO_COMPLEX", "maxCost": self.limit},
+            )
+        elif time.monotonic() > self.deadline:
+            self.error = GraphQLError(
+                f"the query ran longer than {self.timeout:g} seconds and was stopped; ask for less "
+                "or try again later",
+                extensions={"code": "QUERY_TIMEOUT", "timeoutSeconds": self.timeout},
+            )
+        return self.error is None
+
+
+BUDGET: ContextVar[Budget | None] = ContextVar("chronicle_query_budget", default=None)
+
+
+class QueryCost(SchemaExtension):
+    """Refuses operations estimated above the limit; gives each query a :class:`Budget`."""
+
+    def __init__(self, *, max_cost: int, timeout: float) -> None:
+        self.max_cost = max_cost
+        self.timeout = timeout
+
+    def on_execute(self) -> Iterator[None]:
+        ec = self.execution_context
+        document = ec.graphql_document
+        if document is not None:
+            cost = estimate_cost(ec.schema._schema, document, ec.operation_name, ec.variables)
+            if cost > self.max_cost:
+                raise too_complex(cost, self.max_cost)  # nothing runs, nothing is stored
+        try:
+            query = ec.operation_type == OperationType.QUERY
+        except Exception:  # no single operation: graphql-core reports it
+            query = False
+        token = BUDGET.set(Budget(self.max_cost, self.timeout) if query else None)
+        try:
+            yield
+        finally:
+            BUDGET.reset(token)
+
+
+class CostedExecutor(StrawberryGraphQLCoreExecutionContext):
+    """Strawberry's executor, counting the fields a query resolves against its :class:`Budget`.
+
+    Once the budget is spent, the next field raises, and the error propagates to the root
+    (nullable fields included), so the response is ``data: null`` with that one error.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.budget = BUDGET.get()
+
+    def execute_field(
+        self,
+        parent_type: GraphQLObjectType,
+        source: Any,
+        field_details_list: Any,
+        path: Path,
+        position_context: Any = None,
+    ) -> Any:
+        budget = self.budget
+        # Introspection (types named __*) is bounded by the schema, not counted.
+        if budget is not None and not parent_type.name.startswith("__") and not budget.spend():
+            assert budget.error is not None
+            raise located_error(budget.error, [d.node for d in field_details_list], path.as_list())
+        return super().execute_field(parent_type, source, field_details_list, path, position_context)
+
+    def handle_field_error(
+        self, raw_error: Exception, return_type: Any, field_details_list: Any, path: Path
+    ) -> None:
+        budget = self.budget
+        if budget is not None and budget.error is not None:
+            raise located_error(raw_error, [d.node for d in field_details_list], path.as_list())
+        super().handle_field_error(raw_error, return_type, field_details_list, path)

@@ -209,10 +209,6 @@ class Character(Node):
     def raw(self) -> JSON:
         return self.view_
 
-    @strawberry.field
-    async def campaign(self, info: Info) -> Campaign:
-        return await load_campaign(info, self.campaign_id_)
-
     @strawberry.field(description="This creature at an earlier position (null if it did not exist yet).")
     async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Character | None:
         then = await ctx.view(info, self.campaign_id_, position, view.value)
@@ -381,10 +377,6 @@ class Encounter(Node):
     @strawberry.field
     def raw(self) -> JSON:
         return self.view_
-
-    @strawberry.field
-    async def campaign(self, info: Info) -> Campaign:
-        return await load_campaign(info, self.campaign_.campaign_id)
 
     @strawberry.field
     async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Encounter | None:

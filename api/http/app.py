@@ -128,6 +128,11 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
         except Exception:  # a scrape must not fail because the store is away; readiness reports it
             behind = -1
         observability.PROJECTION_LAG.set(-1 if behind is None else behind)
+        try:
+            stopped = await run_in_threadpool(lag.quarantined)
+        except Exception:  # as above: the scrape answers, the gauge says "not measurable"
+            stopped = -1
+        observability.PROJECTION_QUARANTINED.set(-1 if stopped is None else stopped)
         return Response(observability.metrics_text(), media_type=observability.CONTENT_TYPE_LATEST)
 
     return app
@@ -155,6 +160,19 @@ class ProjectionLag:
                 self._close()
                 raise
         return max(0, head - tracked)
+
+    def quarantined(self) -> int | None:
+        """How many campaigns' read models are quarantined (``None`` without read models)."""
+        if self.settings.database.kind == "memory":
+            return None
+        with self._lock:
+            try:
+                if self._views is None:
+                    self._views = views.open_views(self.settings)
+                return self._views.quarantine_count()
+            except Exception:
+                self._close()
+                raise
 
     def _close(self) -> None:
         views_, self._views = self._views, None

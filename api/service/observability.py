@@ -204,6 +204,18 @@ PROJECTION_LAG = Gauge(
     "Facts the read models are behind the store head (measured at scrape; -1: not measurable).",
     registry=REGISTRY,
 )
+PROJECTION_QUARANTINED = Gauge(
+    "chronicle_projection_quarantined_campaigns",
+    "Campaigns whose read models are stopped at a fact that failed to project (measured at scrape from "
+    "the view_quarantine table; -1: not measurable). Repair: chronicle rebuild --campaign ID.",
+    registry=REGISTRY,
+)
+PROJECTION_QUARANTINES = Counter(
+    "chronicle_projection_quarantines",
+    "Campaigns quarantined by the read-model follower running in this process (the embedded "
+    "SQLite store; `chronicle worker` logs them instead).",
+    registry=REGISTRY,
+)
 SUBSCRIPTIONS = Gauge(
     "chronicle_graphql_subscriptions_active", "GraphQL subscriptions streaming now.", registry=REGISTRY
 )

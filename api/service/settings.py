@@ -12,6 +12,10 @@ CHRONICLE_GRAPHQL_INTROSPECTION      true                              GraphQL i
 CHRONICLE_GRAPHQL_MAX_DEPTH          15                                deepest GraphQL selection accepted
 CHRONICLE_GRAPHQL_MAX_ALIASES        30                                most aliases in one GraphQL document
 CHRONICLE_GRAPHQL_MAX_TOKENS         5000                              most tokens in one GraphQL document
+CHRONICLE_GRAPHQL_MAX_COST           10000                             most fields one GraphQL operation may
+                                                                       resolve (estimated before it runs,
+                                                                       counted while it runs)
+CHRONICLE_GRAPHQL_TIMEOUT            10                                seconds a GraphQL query may run
 CHRONICLE_MAX_BODY_BYTES             1048576                           largest request body (else 413)
 CHRONICLE_SUBSCRIPTION_POLL_SECONDS  1.0                               subscriptions poll the store this often
 CHRONICLE_LOG_FORMAT                 json                              json (one object per line) or text
@@ -72,6 +76,8 @@ GRAPHQL_INTROSPECTION = PREFIX + "GRAPHQL_INTROSPECTION"
 GRAPHQL_MAX_DEPTH = PREFIX + "GRAPHQL_MAX_DEPTH"
 GRAPHQL_MAX_ALIASES = PREFIX + "GRAPHQL_MAX_ALIASES"
 GRAPHQL_MAX_TOKENS = PREFIX + "GRAPHQL_MAX_TOKENS"
+GRAPHQL_MAX_COST = PREFIX + "GRAPHQL_MAX_COST"
+GRAPHQL_TIMEOUT = PREFIX + "GRAPHQL_TIMEOUT"
 MAX_BODY_BYTES = PREFIX + "MAX_BODY_BYTES"
 SUBSCRIPTION_POLL_SECONDS = PREFIX + "SUBSCRIPTION_POLL_SECONDS"
 LOG_FORMAT = PREFIX + "LOG_FORMAT"
@@ -87,6 +93,8 @@ DEFAULT_LOG_FORMAT = "json"
 LOG_FORMATS = ("json", "text")
 DEFAULT_READY_MAX_LAG = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 20.0
+DEFAULT_GRAPHQL_MAX_COST = 10_000
+DEFAULT_GRAPHQL_TIMEOUT = 10.0
 
 _SCHEME_HINT = "use sqlite:///path or postgresql://..."
 _POSTGRES_PARAMS = ("schema", "connect_timeout")
@@ -270,6 +278,8 @@ class Settings:
     graphql_max_depth: int = 15
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 5000
+    graphql_max_cost: int = DEFAULT_GRAPHQL_MAX_COST
+    graphql_timeout: float = DEFAULT_GRAPHQL_TIMEOUT
     max_body_bytes: int = 1 << 20
     subscription_poll_seconds: float = 1.0
     log_format: str = DEFAULT_LOG_FORMAT
@@ -289,10 +299,12 @@ class Settings:
             (GRAPHQL_MAX_DEPTH, self.graphql_max_depth),
             (GRAPHQL_MAX_ALIASES, self.graphql_max_aliases),
             (GRAPHQL_MAX_TOKENS, self.graphql_max_tokens),
+            (GRAPHQL_MAX_COST, self.graphql_max_cost),
             (MAX_BODY_BYTES, self.max_body_bytes),
         ):
             _parse_positive_int(variable, str(value))
         _parse_seconds(SUBSCRIPTION_POLL_SECONDS, str(self.subscription_poll_seconds))
+        _parse_seconds(GRAPHQL_TIMEOUT, str(self.graphql_timeout))
         object.__setattr__(self, "log_format", _parse_log_format(self.log_format))
         if isinstance(self.ready_max_lag, bool) or not isinstance(self.ready_max_lag, int):
             raise ConfigError(READY_MAX_LAG, f"must be an integer, got {self.ready_max_lag!r}")
@@ -315,10 +327,13 @@ class Settings:
             (GRAPHQL_MAX_DEPTH, "graphql_max_depth"),
             (GRAPHQL_MAX_ALIASES, "graphql_max_aliases"),
             (GRAPHQL_MAX_TOKENS, "graphql_max_tokens"),
+            (GRAPHQL_MAX_COST, "graphql_max_cost"),
             (MAX_BODY_BYTES, "max_body_bytes"),
         ):
             if (raw := get(variable)) is not None:
                 graphql[name] = _parse_positive_int(variable, raw)
+        if (raw := get(GRAPHQL_TIMEOUT)) is not None:
+            graphql["graphql_timeout"] = _parse_seconds(GRAPHQL_TIMEOUT, raw)
         if (raw := get(SUBSCRIPTION_POLL_SECONDS)) is not None:
             graphql["subscription_poll_seconds"] = _parse_seconds(SUBSCRIPTION_POLL_SECONDS, raw)
         if (raw := get(LOG_FORMAT)) is not None:

@@ -281,7 +281,7 @@ def test_the_npm_graphql_ws_client_resumes_without_gap_or_duplicate(server: Serv
 
 def test_limits(server: Server, g: GQL) -> None:
     cid, gm = create_campaign(g, "Limits")
-    deep = "{ campaigns { " + "characters { campaign { " * 10 + "name" + " } }" * 10 + " } }"
+    deep = "{ campaigns { " + "asOf(position: 1) { " * 16 + "name" + " }" * 16 + " } }"
     body = g.raw(deep, token=gm)
     assert "exceeds maximum operation depth" in body["errors"][0]["message"]
     aliases = "{ " + " ".join(f"a{i}: version" for i in range(40)) + " }"
