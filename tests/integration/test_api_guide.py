@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,11 @@ def test_the_guide_session_plays_through() -> None:
                     assert value.get("userErrors", []) == [], (name, value)
             return data
 
-        created = run("CreateCampaign")["createCampaign"]
+        key = str(uuid.uuid4())  # a fresh secret key per request, as the guide says
+        created = run("CreateCampaign", key=key)["createCampaign"]
         gm, campaign = created["gmToken"], created["campaign"]["id"]
-        assert run("CreateCampaign")["createCampaign"]["gmToken"] == gm  # an idempotent retry
+        retried = run("CreateCampaign", key=key)["createCampaign"]  # an idempotent retry
+        assert (retried["gmToken"], retried["replayed"]) == (gm, True)
         traze = run("RegisterTraze", gm, campaign=campaign)["registerCreature"]["character"]
         assert traze["hitPoints"] == {"current": 48, "max": 48, "bloodiedValue": 24}
         goblin = pc(
@@ -53,7 +56,9 @@ def test_the_guide_session_plays_through() -> None:
             kind="MONSTER",
             defenses={"ac": 17, "fort": 14, "ref": 25, "will": 12},
         )
-        player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"])["issueAccessToken"]["token"]
+        player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"], key=str(uuid.uuid4()))[
+            "issueAccessToken"
+        ]["token"]
         run("Flanked", gm, campaign=campaign)
         fireball = run("Fireball", player, campaign=campaign, traze=traze["id"], goblin=goblin)["attack"]
         hit = fireball["facts"][0]["outcome"]["targets"][0]
