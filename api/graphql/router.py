@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UNSET
 
+from api.graphql import sanitize
 from api.graphql.events import Broadcaster
 from api.graphql.schema import build_schema
 from api.service import observability
@@ -31,12 +34,33 @@ def graphql_router(application: ChronicleApplication, settings: Settings) -> Gra
             "request_id": observability.current_request_id() or observability.new_request_id(),
         }
 
-    return GraphQLRouter(
+    return ChronicleRouter(
         build_schema(settings),
         graphql_ide="graphiql",
         context_getter=graphql_context,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
+
+
+class ChronicleRouter(GraphQLRouter[Any, None]):
+    """Strawberry's router, reading bodies within the input limits (``api.graphql.sanitize``).
+
+    A body nested too deeply, with a huge integer or with NaN/Infinity is answered 400 with a
+    JSON body ``{"errors": [{"message": ..., "extensions": {"code": "INVALID_INPUT"}}]}``
+    (Strawberry would answer a plain-text 500 for the first two, and accept the third)."""
+
+    def decode_json(self, data: str | bytes) -> object:
+        return sanitize.decode_json(data)
+
+    async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
+        try:
+            return await super().run(request, context=context, root_value=root_value)
+        except Exception as exc:  # Strawberry's HTTPException (400), raised from our BodyRefused
+            refused = exc.__cause__
+            if not isinstance(refused, sanitize.BodyRefused):
+                raise
+            body = {"errors": [{"message": refused.reason, "extensions": {"code": "INVALID_INPUT"}}]}
+            return JSONResponse(body, status_code=400)
 
 
 class BodySizeLimit:
