@@ -69,7 +69,10 @@ class BodyRefused(json.JSONDecodeError):
 
 def decode_json(data: str | bytes) -> object:
     """``json.loads`` within the input limits (see the module docstring); raises :class:`BodyRefused`."""
-    text = data.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
+    try:  # (encoded surrogates decode, so the sanitiser can name the field that holds one)
+        text = data.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        raise BodyRefused("the request body is not UTF-8 text", "") from None
     try:
         value = json.loads(text, parse_int=_integer, parse_constant=_constant)
     except BodyRefused:

@@ -19,7 +19,9 @@ Here (``PERSISTENCE_MODULE=api.service.pgstore:PostgresStore``, set by
   ``POSTGRES_STATEMENT_TIMEOUT`` seconds (``CHRONICLE_STATEMENT_TIMEOUT``; 0: no limit);
 - TCP keepalives and ``tcp_user_timeout`` notice a peer that vanished from the network;
 - a pool slot stops its reconnection back-off after ``STORE_TIMEOUT`` seconds (at least 1),
-  so new demand reconnects at once when the server is back.
+  so new demand reconnects at once when the server is back;
+- after a connection error the pool's idle connections are tested in the background, so the
+  dead ones a restart or ``pg_terminate_backend`` leaves behind are replaced at once.
 
 The limits are applied to the pool's connection parameters before its first connection. The
 error the caller finally sees is the library's ``OperationalError`` (or ``InterfaceError``):
@@ -29,6 +31,7 @@ error the caller finally sees is the library's ``OperationalError`` (or ``Interf
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -69,6 +72,7 @@ def _within_window(method: F) -> F:
             try:
                 return inner(self, *args, **kwargs)
             except (InterfaceError, OperationalError):
+                self.sweep()
                 if time.monotonic() + RETRY_PAUSE >= give_up:
                     raise
                 time.sleep(RETRY_PAUSE)
@@ -80,6 +84,28 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
     """The library's application recorder; its reads and appends retry within a window."""
 
     retry_window: float = DEFAULT_STORE_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._sweeping = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def sweep(self) -> None:
+        """After a connection error, test the pool's idle connections in the background
+        (``ConnectionPool.check``): a server restart or ``pg_terminate_backend`` leaves every
+        pooled connection dead, and without this each retry would find the next dead one. In a
+        thread of its own, one at a time, so a connection that hangs cannot hold up a request."""
+        if not self._sweeping.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                self.datastore.pool.check()
+            except Exception:  # noqa: BLE001 - the pool replaces what it could not check
+                pass
+            finally:
+                self._sweeping.release()
+
+        threading.Thread(target=run, name="chronicle-pool-sweep", daemon=True).start()
 
     insert_events = _within_window(PostgresApplicationRecorder.insert_events)
     select_events = _within_window(PostgresAggregateRecorder.select_events)

@@ -37,7 +37,7 @@ from gql.transport.exceptions import TransportConnectionFailed, TransportQueryEr
 from gql.transport.httpx import HTTPXTransport
 from psycopg import sql
 
-from api.cli.process import Proc, clean_env, free_port, start_api
+from api.cli.process import Proc, ProcessFailed, answers, clean_env, free_port, start, wait_until
 from api.service.settings import Settings
 from api.service.store import open_application
 from tests.conftest import connect
@@ -52,6 +52,7 @@ NOTE = """mutation($input: AddNoteInput!) { addNote(input: $input) {
   position replayed userErrors { code field message } } }"""
 DAMAGE = """mutation($input: DealDamageInput!) { dealDamage(input: $input) {
   position replayed userErrors { code field message } } }"""
+STARTUP = 120  # seconds a server may take to answer /healthz
 STATE = """query($c: ID!) { campaign(id: $c) { position characters { creatureId raw } } }"""
 
 
@@ -72,7 +73,14 @@ class Api:
             CHRONICLE_LOG_FORMAT="text",
             **self.extra_env,
         )
-        self.url, self.proc = start_api(env, self.workdir, free_port())
+        port = free_port()
+        self.proc = start("api", ["serve", "--host", "127.0.0.1", "--port", str(port)], env, self.workdir)
+        self.url = f"http://127.0.0.1:{port}"
+        try:  # a loaded machine (two cores, several test suites) can take long to import everything
+            wait_until(answers(f"{self.url}/healthz"), "api to answer /healthz", STARTUP, self.proc)
+        except ProcessFailed:
+            self.proc.terminate()
+            raise
         return self
 
     def kill(self) -> None:
@@ -121,8 +129,19 @@ def execute(url: str, query: str, variables: dict[str, Any], token: str | None =
     if not _utf8(variables):
         return _escaped(url, query, variables, token)
     with client(url, token) as session:
-        result: dict[str, Any] = session.execute(gql(query), variable_values=variables)
+        result: dict[str, Any] = session.execute(request(query, variables))
         return result
+
+
+def request(query: str, variables: dict[str, Any]) -> Any:
+    """A gql request with its variables (gql 4's GraphQLRequest; gql 3 takes them apart)."""
+    try:
+        from gql import GraphQLRequest
+    except ImportError:  # gql 3
+        document = gql(query)
+        document.variable_values = variables  # type: ignore[attr-defined]
+        return document
+    return GraphQLRequest(query, variable_values=variables)
 
 
 def _utf8(value: Any) -> bool:
@@ -182,6 +201,17 @@ def new_table(url: str, name: str = "Faults", max_hp: int = 100_000) -> Table:
     return Table(cid, gm, registered["character"]["id"])
 
 
+_RUNNING: list[Load] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_writers_left_behind() -> Iterator[None]:
+    """A test that failed half-way leaves no writers hammering the next one's servers."""
+    yield
+    while _RUNNING:
+        _RUNNING.pop().stop.set()
+
+
 @dataclass
 class Outcomes:
     acknowledged: list[str] = field(default_factory=list)  # idempotency keys answered with success
@@ -215,6 +245,7 @@ class Load:
         self.stop = threading.Event()
 
     def start(self) -> Load:
+        _RUNNING.append(self)
         for t in self.threads:
             t.start()
         return self
@@ -305,7 +336,7 @@ class _Connection:
             self.close()
             self.client, self.url = client(url, self.token), url
             self.session = self.client.connect_sync()
-        result: dict[str, Any] = self.session.execute(gql(query), variable_values=variables)
+        result: dict[str, Any] = self.session.execute(request(query, variables))
         return result
 
     def close(self) -> None:

@@ -101,11 +101,13 @@ def test_concurrent_writers_on_two_postgresql_replicas(postgres_store: Settings,
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 def test_heavy_concurrent_writers_on_sqlite(sqlite_store: Settings, api_factory: Any) -> None:
     writers_on_one_campaign(sqlite_store, api_factory, 1, HEAVY)
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 @pytest.mark.postgres
 def test_heavy_concurrent_writers_on_two_postgresql_replicas(
     postgres_store: Settings, api_factory: Any
@@ -143,17 +145,20 @@ def test_kill_9_of_the_api_mid_load_on_sqlite(sqlite_store: Settings, tmp_path: 
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 @pytest.mark.postgres
 def test_kill_9_of_the_api_mid_load_on_postgresql(postgres_store: Settings, tmp_path: Path) -> None:
     killed_mid_load(postgres_store, tmp_path, FAST, kills=1)
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 def test_heavy_kill_9_of_the_api_on_sqlite(sqlite_store: Settings, tmp_path: Path) -> None:
     killed_mid_load(sqlite_store, tmp_path, HEAVY, kills=3)
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 @pytest.mark.postgres
 def test_heavy_kill_9_of_the_api_on_postgresql(postgres_store: Settings, tmp_path: Path) -> None:
     killed_mid_load(postgres_store, tmp_path, HEAVY, kills=3)
@@ -193,6 +198,7 @@ def test_backends_terminated_under_load(
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 @pytest.mark.postgres
 def test_heavy_backends_terminated_under_load(
     postgres_store: Settings, pg_proxy: tuple[Settings, Proxy], api_factory: Any
@@ -211,6 +217,7 @@ def restart_postgres() -> None:
 
 
 @pytest.mark.faults
+@pytest.mark.timeout(1800)
 @pytest.mark.postgres
 def test_postgresql_restarted_under_load(postgres_store: Settings, api_factory: Any) -> None:
     """Restarts the shared server: ``make faults`` only (never in ``make test``)."""
