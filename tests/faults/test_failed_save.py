@@ -11,6 +11,7 @@ the next command was stored one position further, and the campaign could not be 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -242,3 +243,28 @@ def retrying(call: Callable[[], T], attempts: int = 5) -> T:
         except OperationalError:
             continue
     return call()
+
+
+def test_an_append_behind_a_locked_sqlite_file_ends_and_leaves_nothing_behind(sqlite_store: Settings) -> None:
+    app = open_application(sqlite_store)
+    try:
+        cid = app.create_campaign("Locked file")
+        app.record(cid, "NoteAdded", {"text": "first"})
+        other = sqlite3.connect(sqlite_store.database.path, isolation_level=None)
+        try:
+            other.execute("BEGIN EXCLUSIVE")  # another process writing (a backup, a second server)
+            outcome = finishes(
+                lambda: app.record(cid, "NoteAdded", {"text": "waited"}, idempotency_key="k-w")
+            )
+            assert isinstance(outcome, OperationalError), outcome  # "database is locked", in time
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        retried = app.record(cid, "NoteAdded", {"text": "waited"}, idempotency_key="k-w")
+        assert (retried.position, retried.replayed) == (3, False)
+    finally:
+        app.close()
+    assert stored(sqlite_store, cid) == [(2, "first"), (3, "waited")]
+    from api.service.store import unavailable
+
+    assert unavailable(outcome)  # so the API answers STORE_UNAVAILABLE (retryable)
