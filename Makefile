@@ -22,12 +22,13 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .ONESHELL:
 .DEFAULT_GOAL := help
-.PHONY: help run demo test lint bench postgres chromium clean schema js
+.PHONY: help run demo test faults lint bench postgres chromium clean schema js
 
 help:
 	@echo "make run    serve the GraphQL API (GraphiQL) on http://$(HOST):$(PORT)/graphql, SQLite store in ./var"
 	@echo "make demo   record the demo campaign in the store of make run (./var); prints its id and a GM token"
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
+	@echo "make faults the heavy fault loads (tests/faults, marker faults); restarts the local PostgreSQL"
 	@echo "make lint   ruff on domain projections api tests scripts; mypy on domain"
 	@echo "make bench  run the benchmarks in bench/"
 	@echo "make schema write the GraphQL schema to schema.graphql"
@@ -123,6 +124,19 @@ test: $(DEV_STAMP) chromium js
 	  if [ "$${CI:-}" = true ]; then echo "make: CI=true: PostgreSQL is required" >&2; exit 1; fi
 	fi
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The heavy fault-injection loads (tests/faults, marker `faults`; `make test` runs their fast
+# versions and excludes these). Needs PostgreSQL; one test restarts the local cluster
+# (pg_ctlcluster), which interrupts anyone else's tests on it: run it on a machine of your own.
+faults: $(DEV_STAMP)
+	@if [ -n "$${CHRONICLE_TEST_DATABASE_URL:-}" ]; then
+	  url="$$CHRONICLE_TEST_DATABASE_URL"
+	else
+	  url=$$($(MAKE) --no-print-directory -s postgres | tail -n 1)
+	fi
+	if [ -z "$$url" ]; then echo "make: the fault suite needs PostgreSQL (see make test)" >&2; exit 1; fi
+	export CHRONICLE_TEST_DATABASE_URL="$$url"
+	$(BIN)/python -m pytest -m faults -s -p no:logging tests/faults $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check domain projections api tests scripts

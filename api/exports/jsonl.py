@@ -25,6 +25,7 @@ from typing import Any
 
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
+from domain.core import limits
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
@@ -110,6 +111,10 @@ def _parse(number: int, raw: bytes | str) -> dict[str, Any]:
         raise ImportRefused(number, "not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ImportRefused(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except (RecursionError, ValueError):  # nested too deeply for the parser, or a number too long
+        raise ImportRefused(
+            number, "not valid JSON within the input limits (nested too deeply or a huge number)"
+        ) from None
     if not isinstance(obj, dict):
         raise ImportRefused(number, "expected a JSON object")
     return obj
@@ -142,6 +147,9 @@ def _header(obj: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(obj.get("flags", {}), dict) or not isinstance(obj.get("meta", {}), dict):
         raise ImportRefused(1, "the header's flags and meta must be objects")
     try:
+        limits.check_text(obj["name"], "name", limits.MAX_NAME, "the campaign's name")
+        limits.check_json(obj.get("flags", {}), "flags")
+        limits.check_json(obj.get("meta", {}), "meta")
         rules = get_ruleset(obj.get("ruleset"))  # type: ignore[arg-type]
         for k, v in obj.get("flags", {}).items():
             rules.validate_flag(k, v)
@@ -236,6 +244,7 @@ def _fact(
     if not isinstance(meta, dict):
         raise ImportRefused(number, "meta must be an object")
     try:
+        limits.check_json(meta, "meta")
         payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
         ledger.prepare(fact_type, payload, meta)
     except DomainError as exc:

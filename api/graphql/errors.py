@@ -17,7 +17,7 @@ import strawberry
 from domain import rulesets
 from domain.errors import CORE_CODES, DomainError
 
-__all__ = ["DOMAIN_CODES", "ChronicleError", "UserError", "UserErrorCode", "user_error"]
+__all__ = ["DOMAIN_CODES", "RETRYABLE_CODES", "ChronicleError", "UserError", "UserErrorCode", "user_error"]
 
 
 def _domain_codes() -> tuple[str, ...]:
@@ -41,7 +41,11 @@ API_CODES = (
     "INVALID_ID",
     "LAST_GM_TOKEN",
     "POSITION_OUT_OF_RANGE",
+    "STORE_UNAVAILABLE",
 )
+# Codes whose errors carry ``extensions.retryable: true``: the same request may succeed later
+# (with its idempotency key, a retried mutation is never applied twice).
+RETRYABLE_CODES = frozenset({"STORE_UNAVAILABLE"})
 ALL_CODES = tuple(dict.fromkeys(DOMAIN_CODES + API_CODES))
 
 UserErrorCode = strawberry.enum(
@@ -69,6 +73,8 @@ class ChronicleError(Exception):
         self.extensions: dict[str, Any] = {"code": self.code}
         if field:
             self.extensions["field"] = field
+        if self.code in RETRYABLE_CODES:
+            self.extensions["retryable"] = True
 
     @classmethod
     def from_domain(cls, err: DomainError) -> ChronicleError:

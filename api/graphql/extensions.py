@@ -65,7 +65,9 @@ from strawberry.types.graphql import OperationType
 
 from api.graphql.context import CACHE, request_id
 from api.graphql.errors import ChronicleError
+from api.graphql.sanitize import InputSanitiser
 from api.service import observability
+from api.service.store import unavailable
 
 logger = logging.getLogger("chronicle.graphql")
 
@@ -125,8 +127,19 @@ def _root_fields(document: Any) -> str | None:
     return None
 
 
+def store_unavailable(error: GraphQLError) -> bool:
+    return error.original_error is not None and unavailable(error.original_error)
+
+
+STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later (with the same idempotency key)."
+
+
 class MaskUnexpectedErrors(MaskErrors):
-    """Unexpected errors reach the client as "Unexpected error" with a request id (logged in full)."""
+    """Unexpected errors reach the client as "Unexpected error" with a request id (logged in full).
+
+    A store that cannot be reached or did not answer in time (``api.service.store.unavailable``)
+    is not a bug: it reaches the client as ``STORE_UNAVAILABLE`` with ``retryable: true``.
+    """
 
     def __init__(self) -> None:
         super().__init__(should_mask_error=lambda e: not expected(e))
@@ -134,6 +147,16 @@ class MaskUnexpectedErrors(MaskErrors):
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         context = self.execution_context.context
         rid = request_id(context) if isinstance(context, dict) else "unknown"
+        if store_unavailable(error):
+            return GraphQLError(
+                message=STORE_UNAVAILABLE_MESSAGE,
+                nodes=error.nodes,
+                source=error.source,
+                positions=error.positions,
+                path=error.path,
+                original_error=None,
+                extensions={"code": "STORE_UNAVAILABLE", "retryable": True, "requestId": rid},
+            )
         return GraphQLError(
             message=f"Unexpected error (request id {rid}).",
             nodes=error.nodes,
@@ -151,6 +174,9 @@ def log_errors(errors: list[GraphQLError], context: Any) -> None:
             logger.debug("refused: %s", error.message)
             continue
         rid = request_id(context) if isinstance(context, dict) else "unknown"
+        if store_unavailable(error):  # an outage, not a bug: one line, no traceback
+            logger.warning("store unavailable (request id %s) at %s: %s", rid, error.path, error.message)
+            continue
         logger.error(
             "unexpected error (request id %s) at %s: %s",
             rid,
@@ -186,6 +212,7 @@ def extensions(
         lambda: AddValidationRules(limit_rules),
         lambda: ValidationCache(maxsize=512),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
+        InputSanitiser,  # every string, number and nesting of the input, before anything runs
         lambda: QueryCost(max_cost=max_cost, timeout=timeout),
         MaskUnexpectedErrors,
     ]

@@ -4,27 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UNSET
 
+from api.graphql import sanitize
 from api.graphql.events import Broadcaster
 from api.graphql.schema import build_schema
 from api.service import observability
 from api.service.application import ChronicleApplication
 from api.service.auth import AccessControl
 from api.service.settings import Settings
-
-
-class _Router(GraphQLRouter[Any, None]):
-    """Strawberry's router, with the page a browser gets at GET /graphql given by the caller
-    (``api.http.graphiql``: GraphiQL served offline) instead of Strawberry's CDN page."""
-
-    ide_page: str | None = None
-
-    async def render_graphql_ide(self, request: Any) -> HTMLResponse:
-        return HTMLResponse(self.ide_page or "")
 
 
 def graphql_router(
@@ -45,14 +37,42 @@ def graphql_router(
             "request_id": observability.current_request_id() or observability.new_request_id(),
         }
 
-    router = _Router(
+    router = ChronicleRouter(
         build_schema(settings),
-        graphql_ide="graphiql" if ide_page else None,  # rendered by _Router from ide_page, not the CDN
+        graphql_ide="graphiql" if ide_page else None,  # rendered from ide_page, not the CDN
         context_getter=graphql_context,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
     router.ide_page = ide_page
     return router
+
+
+class ChronicleRouter(GraphQLRouter[Any, None]):
+    """Strawberry's router, with the page a browser gets at GET /graphql given by the caller
+    (``api.http.graphiql``: GraphiQL served offline) instead of Strawberry's CDN page, and
+    reading bodies within the input limits (``api.graphql.sanitize``).
+
+    A body nested too deeply, with a huge integer or with NaN/Infinity is answered 400 with a
+    JSON body ``{"errors": [{"message": ..., "extensions": {"code": "INVALID_INPUT"}}]}``
+    (Strawberry would answer a plain-text 500 for the first two, and accept the third)."""
+
+    ide_page: str | None = None
+
+    async def render_graphql_ide(self, request: Any) -> HTMLResponse:
+        return HTMLResponse(self.ide_page or "")
+
+    def decode_json(self, data: str | bytes) -> object:
+        return sanitize.decode_json(data)
+
+    async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
+        try:
+            return await super().run(request, context=context, root_value=root_value)
+        except Exception as exc:  # Strawberry's HTTPException (400), raised from our BodyRefused
+            refused = exc.__cause__
+            if not isinstance(refused, sanitize.BodyRefused):
+                raise
+            body = {"errors": [{"message": refused.reason, "extensions": {"code": "INVALID_INPUT"}}]}
+            return JSONResponse(body, status_code=400)
 
 
 class BodySizeLimit:

@@ -15,7 +15,8 @@ Routes:
 - ``/readyz``: readiness: the store answers a cheap query and, where read models exist
   (SQLite, PostgreSQL), they are at most ``CHRONICLE_READY_MAX_LAG`` facts behind the store
   head: 200 ``{"status": "ready", "projection_lag": N}``, or 503
-  ``{"status": "not ready", "reason": ...}``;
+  ``{"status": "not ready", "reason": ...}``; within ``CHRONICLE_READY_TIMEOUT`` seconds even
+  when the database hangs (the check runs in its own thread with its own deadline);
 - ``/metrics``: Prometheus text format (``api.service.observability``).
 
 Every request gets a request id (``X-Request-ID``, echoed; on every log line of the request).
@@ -33,6 +34,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from eventsourcing.persistence import PersistenceError
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -46,7 +48,7 @@ from api.service import observability, views
 from api.service.application import ChronicleApplication
 from api.service.auth import AccessControl
 from api.service.settings import Settings
-from api.service.store import check_store, open_application
+from api.service.store import Probe, check_store, open_application, unavailable
 from projections.storage import ViewStore
 
 __all__ = ["ProjectionLag", "create_app"]
@@ -68,6 +70,7 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
         try:
             yield
         finally:
+            probe.close()
             await run_in_threadpool(lag.close)
             if projections is not None:
                 await run_in_threadpool(projections.close)
@@ -79,6 +82,7 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     app.state.application = chronicle
     lag = ProjectionLag(settings)
     app.state.projection_lag = lag
+    probe = Probe()  # readiness and lag checks, each with its own deadline
 
     # GraphQL (api/graphql): schema built from the settings (limits, introspection), bearer-token
     # access, subscriptions over graphql-transport-ws only; bodies over the limit get 413.
@@ -91,6 +95,17 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     app.state.access = AccessControl(chronicle)
     app.include_router(exports_router)
 
+    @app.exception_handler(PersistenceError)
+    async def store_error(request: Request, exc: PersistenceError) -> JSONResponse:
+        """A route that is not GraphQL (the downloads) met a store error: 503 STORE_UNAVAILABLE
+        (retryable) for an outage, else a 500 whose details are only in the log."""
+        if unavailable(exc):
+            logger.warning("store unavailable at %s: %s", request.url.path, exc)
+            body = {"code": "STORE_UNAVAILABLE", "message": "the store is unavailable; retry later"}
+            return JSONResponse({"error": {**body, "retryable": True}}, status_code=503)
+        logger.error("store error at %s", request.url.path, exc_info=exc)
+        return JSONResponse({"error": {"code": "INTERNAL_SERVER_ERROR"}}, status_code=500)
+
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:
         """Liveness: the process answers. Does not touch the store."""
@@ -100,9 +115,13 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     async def readyz(request: Request) -> dict[str, Any] | JSONResponse:
         """Readiness: the store answers a cheap query and the read models are not too far behind."""
         application = request.app.state.application
+
+        def check() -> int | None:
+            check_store(application)
+            return lag.measure(application)
+
         try:
-            await run_in_threadpool(check_store, application)
-            behind = await run_in_threadpool(lag.measure, application)
+            behind = await probe.run("ready", check, settings.ready_timeout)
         except Exception as exc:  # any failure means "not ready"; the reason is reported and logged
             reason = " ".join(str(exc).split()) or type(exc).__name__
             logger.warning("readiness check failed: %s", reason)
@@ -124,7 +143,9 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     async def metrics(request: Request) -> Response:
         """Prometheus metrics (text exposition format)."""
         try:
-            behind = await run_in_threadpool(lag.measure, request.app.state.application)
+            behind = await probe.run(
+                "lag", lambda: lag.measure(request.app.state.application), settings.ready_timeout
+            )
         except Exception:  # a scrape must not fail because the store is away; readiness reports it
             behind = -1
         observability.PROJECTION_LAG.set(-1 if behind is None else behind)

@@ -9,6 +9,12 @@ writers racing on one campaign are serialised by the store's unique
 the new present, up to ``MAX_ATTEMPTS`` times, then gets a ``Conflict``.
 Nothing is ever merged silently.
 
+The cached campaign changes only with the store: a command prepares and saves under the
+campaign's lock, and on *any* failure (a refusal, a store error, an encoding error) the cached
+copy is dropped, so the next command or read reloads exactly what the store holds. Nothing is
+sent to the store that it cannot encode: every payload and envelope is checked against the
+input limits (``domain.core.limits``) and encoded once with the store's own transcoder first.
+
 Dice are rolled here (server side) unless the caller passes the faces read
 off physical dice; either way the faces are stored in the fact.
 """
@@ -32,9 +38,10 @@ from eventsourcing.persistence import IntegrityError
 from api.service import observability
 from domain import dice, rulesets
 from domain.campaign import Campaign
+from domain.core import limits
 from domain.core.catalogue import Catalogue
 from domain.core.state import changed_creatures
-from domain.errors import Conflict, InvalidInput, NotFound
+from domain.errors import Conflict, DomainError, InvalidInput, NotFound
 from domain.ledger import CORRECTED, Entry, Ledger
 from domain.rulesets import get_ruleset
 
@@ -129,6 +136,13 @@ class ChronicleApplication(Application[UUID]):
 
     def _load(self, campaign_id: UUID) -> Campaign:
         """The campaign, from the in-process cache fast-forwarded from the store."""
+        try:
+            return self._load_cached(campaign_id)
+        except BaseException:
+            self._campaigns.pop(campaign_id, None)  # never keep a copy that may be half fast-forwarded
+            raise
+
+    def _load_cached(self, campaign_id: UUID) -> Campaign:
         campaign = self._campaigns.get(campaign_id)
         if campaign is None:
             try:
@@ -181,15 +195,61 @@ class ChronicleApplication(Application[UUID]):
         meta: dict[str, Any] | None = None,
     ) -> UUID:
         """A new campaign of ``ruleset`` (by default the product's default ruleset)."""
+        campaign = self.new_campaign(name, ruleset, flags, meta)
+        self._save_new(campaign)
+        self.adopt(campaign)
+        return campaign.id
+
+    def new_campaign(
+        self,
+        name: str,
+        ruleset: str | None = None,
+        flags: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Campaign:
+        """A new campaign, checked but not saved: save it (with other aggregates if need be), then
+        :meth:`adopt` it. Refuses (INVALID_INPUT) a name or flags the store could not keep."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("a campaign needs a name", field="name")
+        limits.check_text(name, "name", limits.MAX_NAME, "a campaign's name")
         ruleset = ruleset or rulesets.default_ruleset()
         rules = get_ruleset(ruleset)
-        checked = {k: rules.validate_flag(k, v) for k, v in (flags or {}).items()}
-        campaign = Campaign(name=name.strip(), ruleset=ruleset, flags=checked, meta=dict(meta or {}))
-        self.save(campaign)
+        checked = {k: rules.validate_flag(k, v) for k, v in limits.check_json(flags or {}, "flags").items()}
+        campaign = Campaign(
+            name=name.strip(),
+            ruleset=ruleset,
+            flags=checked,
+            meta=limits.check_json(dict(meta or {}), "meta"),
+        )
+        self._check_encodes({"flags": checked, "meta": campaign.meta, "name": campaign.name})
+        return campaign
+
+    def adopt(self, campaign: Campaign) -> None:
+        """Cache a campaign made by :meth:`new_campaign` once the store has confirmed its save."""
         self._campaigns[campaign.id] = campaign
-        return campaign.id
+
+    def _save_new(self, campaign: Campaign) -> None:
+        """Save a campaign that has just been made here (a fresh id, so no one else can write it)."""
+        try:
+            self.save(campaign)
+        except IntegrityError:
+            # Only our own earlier attempt can have written this id: the library retried an append
+            # whose acknowledgement was lost. It is stored if the store has it.
+            try:
+                stored = self.repository.get(campaign.id, projector_func=_project)
+            except AggregateNotFoundError:
+                raise Conflict("the campaign could not be created; try again", field="campaign") from None
+            if not isinstance(stored, Campaign) or stored.version < campaign.version:
+                raise Conflict("the campaign could not be created; try again", field="campaign") from None
+
+    def _check_encodes(self, value: Any) -> None:
+        """Refuse (INVALID_INPUT) what the store's transcoder cannot encode, before it reaches the store.
+
+        The input limits catch every known case first (``domain.core.limits``); this is the last line."""
+        try:
+            self.mapper.transcoder.encode(value)
+        except (UnicodeError, ValueError, TypeError, RecursionError) as exc:
+            raise InvalidInput(f"the input cannot be stored: {exc}", field="input") from None
 
     def record(
         self,
@@ -230,15 +290,15 @@ class ChronicleApplication(Application[UUID]):
             raise InvalidInput("nothing to record", field="facts")
         catalogue = self._catalogue(campaign_id)
         checked = [(t, catalogue.validate(t, p)) for t, p in items]
-        base_meta = dict(meta or {})
+        base_meta = limits.check_json(dict(meta or {}), "meta")
         if idempotency_key is not None:
-            if not isinstance(idempotency_key, str) or not 1 <= len(idempotency_key) <= 200:
-                raise InvalidInput("an idempotency key is 1 to 200 characters", field="idempotencyKey")
+            check_idempotency_key(idempotency_key)
             base_meta["idempotency_key"] = idempotency_key
             base_meta["request_hash"] = _fingerprint(checked)
         if len(checked) > 1:
             base_meta.setdefault("correlation_id", f"a-{uuid.uuid4().hex[:12]}")
         base_meta.setdefault("recorded_at", datetime.now(UTC).isoformat())
+        self._check_encodes({"facts": checked, "meta": base_meta})
         with self._lock(campaign_id):
             for _attempt in range(MAX_ATTEMPTS):
                 campaign = self._load(campaign_id)
@@ -264,17 +324,47 @@ class ChronicleApplication(Application[UUID]):
                         )
                         outcomes.append(outcome)
                         stored.append({"type": fact_type, "payload": payload})
-                except Exception:
-                    self._campaigns.pop(campaign_id, None)  # drop the half-applied copy
-                    raise
-                try:
                     self.save(campaign)
                 except IntegrityError:
                     self._campaigns.pop(campaign_id, None)  # someone else wrote first: reload, re-check
+                    if self._landed(campaign_id, positions, stored, base_meta):
+                        break
                     continue
-                observability.facts_appended(t for t, _ in checked)  # /metrics
-                return Recorded(campaign_id, positions, outcomes, stored)
-            raise Conflict("the campaign kept changing under this command; try again", field="campaign")
+                except DomainError:
+                    if positions:  # a later fact of the action was refused: the copy holds earlier ones
+                        self._campaigns.pop(campaign_id, None)
+                    raise  # (a refused first fact changed nothing: ``prepare`` only looks)
+                except BaseException:
+                    # A store error, an encoding error, anything: the cached copy may hold facts the
+                    # store does not. Drop it; the next command or read reloads from the store.
+                    self._campaigns.pop(campaign_id, None)
+                    raise
+                break
+            else:
+                raise Conflict("the campaign kept changing under this command; try again", field="campaign")
+        observability.facts_appended(t for t, _ in checked)  # /metrics
+        return Recorded(campaign_id, positions, outcomes, stored)
+
+    def _landed(
+        self, campaign_id: UUID, positions: list[int], stored: list[dict[str, Any]], meta: dict[str, Any]
+    ) -> bool:
+        """Whether the facts of a save that raised IntegrityError are in the store after all.
+
+        The library retries an append whose connection broke; if the first try had committed, the
+        retry clashes with our own facts. They are ours if type, payload and envelope (which holds
+        this command's ``recorded_at``) match at our positions: then the command succeeded once.
+        """
+        try:
+            ledger = self._load(campaign_id).ledger
+        except Exception:
+            return False
+        if ledger.last_seq < positions[-1]:
+            return False
+        for seq, fact in zip(positions, stored, strict=True):
+            entry = ledger.entry(seq)
+            if (entry.type, entry.payload, entry.meta) != (fact["type"], fact["payload"], meta):
+                return False
+        return True
 
     @staticmethod
     def _replayed(campaign_id: UUID, ledger: Ledger, earlier: list[Entry], request_hash: str) -> Recorded:
@@ -310,8 +400,17 @@ class ChronicleApplication(Application[UUID]):
         is called after each batch is saved, with the number of facts stored so far.
         """
         rules = get_ruleset(header["ruleset"])
-        checked = {k: rules.validate_flag(k, v) for k, v in (header.get("flags") or {}).items()}
-        meta = {**dict(header.get("meta") or {}), IMPORT_EXPECTS: len(entries)}
+        limits.check_text(header["name"], "name", limits.MAX_NAME, "a campaign's name")
+        flags = limits.check_json(header.get("flags") or {}, "flags")
+        checked = {k: rules.validate_flag(k, v) for k, v in flags.items()}
+        meta = {**limits.check_json(dict(header.get("meta") or {}), "meta"), IMPORT_EXPECTS: len(entries)}
+        # Everything must encode before the first batch is saved: a refusal stores nothing.
+        self._check_encodes({"name": header["name"], "flags": checked, "meta": meta})
+        for n, (_fact_type, _version, payload, fact_meta) in enumerate(entries, start=1):
+            try:
+                self._check_encodes({"payload": payload, "meta": fact_meta})
+            except InvalidInput as exc:
+                raise InvalidInput(f"fact {n}: {exc.message}", field="facts") from None
         campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked, meta=meta)
         for n, (fact_type, version, payload, fact_meta) in enumerate(entries, start=1):
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, fact_meta))
@@ -322,7 +421,7 @@ class ChronicleApplication(Application[UUID]):
         self.save(campaign)
         if progress is not None:
             progress(len(entries))
-        self._campaigns[campaign.id] = campaign
+        self._campaigns[campaign.id] = campaign  # cached only once every batch is stored
         return campaign.id
 
     def snapshot(self, campaign_id: UUID) -> tuple[Campaign, list[Entry]]:
@@ -477,6 +576,13 @@ class ChronicleApplication(Application[UUID]):
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
+
+
+def check_idempotency_key(key: Any) -> str:
+    """An idempotency key: 1 to ``MAX_NAME`` characters of text (``domain.limits.check_text``)."""
+    if not isinstance(key, str) or not key:
+        raise InvalidInput(f"an idempotency key is 1 to {limits.MAX_NAME} characters", field="idempotencyKey")
+    return limits.check_text(key, "idempotencyKey", limits.MAX_NAME, "the idempotency key")
 
 
 def _project(aggregate: Any, events: Iterable[Any]) -> Any:

@@ -10,11 +10,17 @@ Roles: ``gm`` (everything in the campaign, issues and revokes tokens), ``player`
 campaign, acts for the characters the token is bound to), ``viewer`` (reads only).
 
 Idempotency: ``createCampaign`` and ``issueAccessToken`` take an idempotency key like every
-mutation. A retry must get the same token back, but the server keeps only hashes, so a token
-issued under a key is *derived* from that key (HMAC-SHA256 of the key over the campaign, the
-token id and a stored salt): only a caller that knows the key can re-derive it. Treat such
-keys as secrets (a random UUID per request). Keys of ``createCampaign`` live in a tiny
-:class:`CampaignCreation` aggregate per key (id ``uuid5(KEYS, sha256(key))``).
+mutation. A retry must get the same token back (a phone that lost the answer retries and must
+not lose the campaign), but the server keeps only hashes, so a token issued under a key is
+*derived* from that key (HMAC-SHA256 of the key over the campaign, the token id and a stored
+salt): whoever knows the key gets the token. So on these two mutations the key is a secret and
+must carry at least 128 bits (:func:`check_secret_key`: 32 or more hex digits, e.g. a UUID, or
+22 or more base64url characters): a guessable key (``"create-1"``) is refused before anything
+happens, so no replay can hand a token to someone who guessed it. Keys of ``createCampaign``
+live in a tiny :class:`CampaignCreation` aggregate per key (id ``uuid5(KEYS, sha256(key))``).
+
+Like the campaigns, the cached access aggregates change only with the store: on any failure
+of a save the cached copy is dropped and the next call reloads it.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from api.service.application import ChronicleApplication
+from domain.core import limits
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound
 
 __all__ = [
@@ -246,12 +253,13 @@ class AccessControl:
         request_hash = _fingerprint({"name": name, "ruleset": ruleset, "flags": flags or {}})
         key_hash = ""
         if idempotency_key is not None:
-            _check_key(idempotency_key)
+            check_secret_key(idempotency_key)
             key_hash = hash_token(idempotency_key)
             earlier = self._creation(key_hash)
             if earlier is not None:
                 return self._replay_creation(earlier, request_hash, idempotency_key)
-        campaign_id = self.app.create_campaign(name, ruleset, flags, meta={"created_via": "graphql"})
+        campaign = self.app.new_campaign(name, ruleset, flags, meta={"created_via": "graphql"})
+        campaign_id = campaign.id
         access = CampaignAccess(campaign_id=str(campaign_id))
         salt = secrets.token_hex(8)
         secret = _secret(idempotency_key, campaign_id, "gm", salt)
@@ -273,14 +281,19 @@ class AccessControl:
                 CampaignCreation(key_hash=key_hash, campaign_id=str(campaign_id), request_hash=request_hash)
             )
         try:
-            self.app.save(*aggregates)
+            # One transaction: the campaign, its GM token and the key's record are stored together
+            # or not at all (a failure leaves no campaign without a token behind).
+            self.app.save(campaign, *aggregates)
         except IntegrityError:
-            # A concurrent request with the same key won: answer with its campaign. (The campaign
-            # created here has no tokens, so nobody can ever see it.)
             earlier = self._creation(key_hash) if key_hash else None
+            if earlier is not None and earlier.campaign_id == str(campaign_id):
+                self.app.adopt(campaign)  # our own save, retried by the library after a lost answer
+                return campaign_id, token, False
             if earlier is None or idempotency_key is None:
                 raise Conflict("the campaign could not be created; try again", field="campaign") from None
+            # A concurrent request with the same key won: answer with its campaign.
             return self._replay_creation(earlier, request_hash, idempotency_key)
+        self.app.adopt(campaign)
         return campaign_id, token, False
 
     def _creation(self, key_hash: str) -> CampaignCreation | None:
@@ -321,12 +334,11 @@ class AccessControl:
             raise InvalidInput("a player token is bound to at least one character", field="characterIds")
         if role != PLAYER and characters:
             raise InvalidInput("only player tokens are bound to characters", field="characterIds")
-        if len(label) > 200:
-            raise InvalidInput("a label is at most 200 characters", field="label")
+        limits.check_text(label, "label", limits.MAX_NAME, "a label")
         request_hash = _fingerprint({"role": role, "characters": sorted(characters), "label": label})
         key_hash = ""
         if idempotency_key is not None:
-            _check_key(idempotency_key)
+            check_secret_key(idempotency_key)
             key_hash = hash_token(idempotency_key)
         for _attempt in range(MAX_ATTEMPTS):
             access = self._require(campaign_id)
@@ -361,6 +373,9 @@ class AccessControl:
             except IntegrityError:
                 self._forget(campaign_id)
                 continue
+            except BaseException:
+                self._forget(campaign_id)  # the cached copy holds an event the store may not
+                raise
             return Issued(tid, token, False)
         raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
 
@@ -391,6 +406,9 @@ class AccessControl:
             except IntegrityError:
                 self._forget(campaign_id)
                 continue
+            except BaseException:
+                self._forget(campaign_id)  # the cached copy holds an event the store may not
+                raise
             return token
         raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
 
@@ -418,6 +436,9 @@ class AccessControl:
             except IntegrityError:
                 self._forget(campaign_id)
                 continue
+            except BaseException:
+                self._forget(campaign_id)  # the cached copy holds an event the store may not
+                raise
             return dict(access.tokens[token_id]), False
         raise Conflict("the campaign's tokens kept changing; try again", field="accessToken")
 
@@ -452,6 +473,28 @@ class AccessControl:
         return Principal(campaign_id, token_id, entry["role"], frozenset(entry["characters"]))
 
 
-def _check_key(key: str) -> None:
-    if not isinstance(key, str) or not 1 <= len(key) <= 200:
-        raise InvalidInput("an idempotency key is 1 to 200 characters", field="idempotencyKey")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_BASE64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+SECRET_KEY_RULE = (
+    "the idempotency key of a mutation that issues a token is a secret of at least 128 bits: "
+    "32 or more hex digits (a UUID will do) or 22 or more base64url characters, "
+    "random for each request (e.g. crypto.randomUUID())"
+)
+
+
+def check_secret_key(key: Any) -> str:
+    """An idempotency key that can guard a token: at least 128 bits as written, not an obvious pattern.
+
+    The key is what a retry proves itself with (the token is derived from it), so it must not
+    be guessable. Written in hex (hyphens ignored, so a UUID passes) it needs 32 digits; else
+    22 characters of the base64url alphabet (``A-Z a-z 0-9 - _``). Fewer than 6 distinct
+    characters (``aaaa...``, ``0101...``) is refused as a pattern; a random key of that length
+    has that few with a probability below 10^-12.
+    """
+    if not isinstance(key, str) or len(key) > limits.MAX_NAME:
+        raise InvalidInput(SECRET_KEY_RULE, field="idempotencyKey")
+    digits = key.replace("-", "")
+    strong = (set(digits) <= _HEX and len(digits) >= 32) or (set(key) <= _BASE64URL and len(key) >= 22)
+    if not strong or len(set(digits)) < 6:
+        raise InvalidInput(SECRET_KEY_RULE, field="idempotencyKey")
+    return key

@@ -23,6 +23,12 @@ CHRONICLE_READY_MAX_LAG              1000                              /readyz: 
                                                                        be behind the store (0: not checked)
 CHRONICLE_SHUTDOWN_TIMEOUT           20                                seconds in-flight requests get after
                                                                        SIGTERM
+CHRONICLE_STORE_TIMEOUT              3                                 seconds a store call keeps retrying and
+                                                                       waits for a lock (then
+                                                                       STORE_UNAVAILABLE)
+CHRONICLE_STATEMENT_TIMEOUT          60                                PostgreSQL: longest statement, seconds
+                                                                       (0: no limit)
+CHRONICLE_READY_TIMEOUT              2                                 seconds /readyz waits for the store
 ===================================  ================================  =======================================
 
 ``CHRONICLE_DATABASE_URL`` takes one of:
@@ -31,8 +37,9 @@ CHRONICLE_SHUTDOWN_TIMEOUT           20                                seconds i
   an SQLite file, one per application; its directory is created on start;
 - ``postgresql://user:password@host:port/dbname`` (``postgres://`` too), optionally with
   ``?schema=NAME`` (an existing schema; default ``public``) and ``&connect_timeout=SECONDS``
-  (default 5). Host defaults to ``localhost``, port to 5432, user (as in libpq) to the
-  operating-system user; percent-escape special characters in the password;
+  (default 3: each connection attempt, and each wait for a pooled connection). Host defaults
+  to ``localhost``, port to 5432, user (as in libpq) to the operating-system user;
+  percent-escape special characters in the password;
 - ``memory:``: nothing is kept (tests and demos only).
 
 An empty value counts as unset. Every problem is reported as a :class:`ConfigError` naming the
@@ -83,6 +90,9 @@ SUBSCRIPTION_POLL_SECONDS = PREFIX + "SUBSCRIPTION_POLL_SECONDS"
 LOG_FORMAT = PREFIX + "LOG_FORMAT"
 READY_MAX_LAG = PREFIX + "READY_MAX_LAG"
 SHUTDOWN_TIMEOUT = PREFIX + "SHUTDOWN_TIMEOUT"
+STORE_TIMEOUT = PREFIX + "STORE_TIMEOUT"
+STATEMENT_TIMEOUT = PREFIX + "STATEMENT_TIMEOUT"
+READY_TIMEOUT = PREFIX + "READY_TIMEOUT"
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
 DEFAULT_HOST = "127.0.0.1"
@@ -95,6 +105,9 @@ DEFAULT_READY_MAX_LAG = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 20.0
 DEFAULT_GRAPHQL_MAX_COST = 10_000
 DEFAULT_GRAPHQL_TIMEOUT = 10.0
+DEFAULT_STORE_TIMEOUT = 3
+DEFAULT_STATEMENT_TIMEOUT = 60
+DEFAULT_READY_TIMEOUT = 2.0
 
 _SCHEME_HINT = "use sqlite:///path or postgresql://..."
 _POSTGRES_PARAMS = ("schema", "connect_timeout")
@@ -259,6 +272,14 @@ def _parse_lag(raw: str) -> int:
     return int(raw)
 
 
+def _parse_whole_seconds(variable: str, raw: str, minimum: int, maximum: int) -> int:
+    if not raw.strip().isdigit() or not minimum <= int(raw) <= maximum:
+        raise ConfigError(
+            variable, f"must be a whole number of seconds from {minimum} to {maximum}, got {raw!r}"
+        )
+    return int(raw)
+
+
 def _parse_log_level(raw: str) -> str:
     level = raw.strip().lower()
     if level not in LOG_LEVELS:
@@ -285,6 +306,9 @@ class Settings:
     log_format: str = DEFAULT_LOG_FORMAT
     ready_max_lag: int = DEFAULT_READY_MAX_LAG
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
+    store_timeout: int = DEFAULT_STORE_TIMEOUT
+    statement_timeout: int = DEFAULT_STATEMENT_TIMEOUT
+    ready_timeout: float = DEFAULT_READY_TIMEOUT
     database: Database = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -310,6 +334,9 @@ class Settings:
             raise ConfigError(READY_MAX_LAG, f"must be an integer, got {self.ready_max_lag!r}")
         _parse_lag(str(self.ready_max_lag))
         _parse_seconds(SHUTDOWN_TIMEOUT, str(self.shutdown_timeout))
+        _parse_whole_seconds(STORE_TIMEOUT, str(self.store_timeout), 1, 600)
+        _parse_whole_seconds(STATEMENT_TIMEOUT, str(self.statement_timeout), 0, 86400)
+        _parse_seconds(READY_TIMEOUT, str(self.ready_timeout))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -342,6 +369,12 @@ class Settings:
             graphql["ready_max_lag"] = _parse_lag(raw)
         if (raw := get(SHUTDOWN_TIMEOUT)) is not None:
             graphql["shutdown_timeout"] = _parse_seconds(SHUTDOWN_TIMEOUT, raw)
+        if (raw := get(STORE_TIMEOUT)) is not None:
+            graphql["store_timeout"] = _parse_whole_seconds(STORE_TIMEOUT, raw, 1, 600)
+        if (raw := get(STATEMENT_TIMEOUT)) is not None:
+            graphql["statement_timeout"] = _parse_whole_seconds(STATEMENT_TIMEOUT, raw, 0, 86400)
+        if (raw := get(READY_TIMEOUT)) is not None:
+            graphql["ready_timeout"] = _parse_seconds(READY_TIMEOUT, raw)
         return cls(
             database_url=get(DATABASE_URL) or DEFAULT_DATABASE_URL,
             host=get(HOST) or DEFAULT_HOST,

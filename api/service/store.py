@@ -14,19 +14,28 @@ Two library traps are handled here:
 - ``POSTGRES_ENABLE_DB_FUNCTIONS`` is never set (the database function is named once per
   schema, so with two applications events land in the wrong table), and a process
   environment that sets it is refused.
+
+Outages are bounded (``api.service.pgstore``): PostgreSQL goes through :class:`PostgresStore`,
+whose calls retry only within ``CHRONICLE_STORE_TIMEOUT`` and whose statements give up on a
+lock after that long; SQLite waits that long for a locked file. :func:`unavailable` tells the
+resulting errors apart from bugs, so the API can answer ``STORE_UNAVAILABLE`` (retryable), and
+:class:`Probe` runs a readiness check with its own deadline, even when the store hangs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import os
 import sqlite3
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from eventsourcing.application import Application
-from eventsourcing.persistence import PersistenceError
+from eventsourcing.persistence import InterfaceError, OperationalError, PersistenceError
 from eventsourcing.utils import strtobool
 from psycopg import sql
 
@@ -34,12 +43,21 @@ from psycopg import sql
 # (decode) their events, so their topics must be registered too (eventsourcing registers a topic
 # when its class is defined; the worker and rebuild import nothing else that defines them).
 from api.service import auth as _auth  # noqa: F401
+from api.service import pgstore
 from api.service.application import ChronicleApplication
 from api.service.settings import DATABASE_URL, ConfigError, Database, Settings
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT", "check_store", "open_application", "persistence_env"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "Probe",
+    "check_store",
+    "open_application",
+    "persistence_env",
+    "unavailable",
+]
 
-DEFAULT_CONNECT_TIMEOUT = 5
+DEFAULT_CONNECT_TIMEOUT = 3
+T = TypeVar("T")
 _FORBIDDEN = "POSTGRES_ENABLE_DB_FUNCTIONS"
 # eventsourcing reads "<APP NAME>_<KEY>" before "<KEY>".
 _APP_PREFIX = ChronicleApplication.name.upper() + "_"
@@ -66,16 +84,20 @@ def persistence_env(settings: Settings) -> dict[str, str]:
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": db.path,
+            "SQLITE_LOCK_TIMEOUT": str(settings.store_timeout),  # a locked file: wait this long
             "CREATE_TABLE": "y",
         }
     env = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "PERSISTENCE_MODULE": f"{pgstore.__name__}:{pgstore.PostgresStore.__name__}",
         "POSTGRES_DBNAME": db.dbname,
         "POSTGRES_HOST": db.host,
         "POSTGRES_PORT": str(db.port),
         "POSTGRES_USER": db.user,
         "POSTGRES_PASSWORD": db.password,
         "POSTGRES_CONNECT_TIMEOUT": str(db.connect_timeout or DEFAULT_CONNECT_TIMEOUT),
+        "POSTGRES_LOCK_TIMEOUT": str(settings.store_timeout),  # the append's LOCK TABLE
+        pgstore.STORE_TIMEOUT: str(settings.store_timeout),
+        pgstore.STATEMENT_TIMEOUT: str(settings.statement_timeout),
         "CREATE_TABLE": "y",
     }
     if db.schema:
@@ -105,6 +127,61 @@ def open_application(settings: Settings, environ: Mapping[str, str] | None = Non
 def check_store(app: Application[Any]) -> None:
     """Raise if the application's store cannot answer a cheap query (used by ``/readyz``)."""
     app.recorder.max_notification_id()
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the store cannot be reached or did not answer in time (an outage, a
+    restart, a lock held too long, a pool with no free connection): worth retrying, not a bug.
+
+    The library wraps the drivers' errors in its own ``OperationalError``/``InterfaceError``
+    (psycopg's pool timeout, a dropped connection, ``lock_timeout``, SQLite's "database is
+    locked"); code that talks to the drivers directly (the read models) raises theirs.
+    """
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    for error in chain:
+        if isinstance(error, sqlite3.Error):  # wrapped by the library: only a locked file is an outage
+            return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+    return any(
+        isinstance(
+            error, (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+        )
+        for error in chain
+    )
+
+
+class Probe:
+    """Runs checks in their own threads, each answer within a deadline even if the store hangs.
+
+    A check that does not finish in time keeps running in its thread (a blocked database call
+    cannot be interrupted); callers get :class:`TimeoutError`, and while it is still running a
+    new call with the same name waits for that one instead of starting another, so a hung
+    store ties up one thread per check, not one per request.
+    """
+
+    def __init__(self) -> None:
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="probe")
+        self._running: dict[str, concurrent.futures.Future[Any]] = {}
+        self._lock = threading.Lock()
+
+    async def run(self, name: str, check: Callable[[], T], timeout: float) -> T:
+        with self._lock:
+            future = self._running.get(name)
+            if future is None or future.done():
+                future = self._running[name] = self._executor.submit(check)
+        waiting = asyncio.wrap_future(future)
+        waiting.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved, even if late
+        done, _ = await asyncio.wait([waiting], timeout=timeout)
+        if not done:
+            raise TimeoutError(f"the store did not answer within {timeout:g} s")
+        result: T = future.result()
+        return result
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _refuse_db_functions(environ: Mapping[str, str]) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import dice
+from domain.core.limits import MAX_POSITION, MAX_TEXT, json_problem
 from domain.errors import InvalidInput
 
 _MISSING = object()
@@ -57,17 +58,19 @@ Schema = dict[str, Field]
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-MAX_TEXT = 2000
-
 # --- meta facts: corrections, rulings, notes; handled by the ruleset-neutral ledger ---
 META: dict[str, dict[str, Field]] = {
     "FactRevoked": {
-        "target": req("int", minimum=1),
+        "target": req("int", minimum=1, maximum=MAX_POSITION),
         "reason": req("str"),
         "cascade": opt("enum", "fact", choices=("fact", "action", "consequences")),
     },
-    "FactRestored": {"revocation": req("int", minimum=1), "reason": opt("str", "")},
-    "FactAmended": {"target": req("int", minimum=1), "patch": req("dict"), "reason": req("str")},
+    "FactRestored": {"revocation": req("int", minimum=1, maximum=MAX_POSITION), "reason": opt("str", "")},
+    "FactAmended": {
+        "target": req("int", minimum=1, maximum=MAX_POSITION),
+        "patch": req("dict"),
+        "reason": req("str"),
+    },
     "RulingRecorded": {
         "ruling_id": req("str"),
         "question": req("str"),
@@ -82,7 +85,7 @@ META: dict[str, dict[str, Field]] = {
         "value": opt("any", _MISSING),
     },
     "OutcomeOverridden": {
-        "target": req("int", minimum=1),
+        "target": req("int", minimum=1, maximum=MAX_POSITION),
         "field": req("str"),
         "value": req("any"),
         "reason": req("str"),
@@ -199,8 +202,14 @@ class Catalogue:
 
 
 def validate_payload(fact_type: str, schema: Schema, payload: Any) -> dict[str, Any]:
+    """First the whole payload must be storable JSON within the input limits
+    (``domain.core.limits.json_problem``), then each field its type and range."""
     if not isinstance(payload, dict):
         raise InvalidInput(f"{fact_type}: payload must be an object", field="payload")
+    found = json_problem(payload)
+    if found:
+        where, problem = found
+        raise InvalidInput(f"{fact_type}: {where or 'the payload'} {problem}", field=where or "payload")
     unknown = set(payload) - set(schema) - {"rulings"}
     if unknown:
         raise InvalidInput(

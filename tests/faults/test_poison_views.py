@@ -33,7 +33,6 @@ import pytest
 from psycopg.types.json import set_json_loads
 
 from api.cli.process import Proc, clean_env, start, start_api, wait_until
-from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
@@ -69,8 +68,30 @@ def store_raw(app: ChronicleApplication, campaign_id: UUID, fact_type: str, payl
     return position
 
 
+def record_or_store_raw(
+    app: ChronicleApplication, cid: UUID, fact_type: str, payload: dict[str, Any], full: bool = False
+) -> int:
+    """Record through today's checks; what they refuse is stored as an earlier release could have."""
+    try:
+        return app.record(cid, fact_type, payload).position
+    except DomainError:
+        if full:  # the schema's defaults as today's catalogue fills them, the nasty text kept
+            clean = {**payload, "name": "placeholder", "creature_id": "placeholder"}
+            payload = facts.validate(fact_type, clean) | {k: payload[k] for k in ("name", "creature_id")}
+        return store_raw(app, cid, fact_type, payload)
+
+
 def note(g: GQL, cid: str, token: str, text: str) -> dict[str, Any]:
-    out: dict[str, Any] = g.mutate("addNote", {"campaignId": gid("Campaign", cid, cid), "text": text}, token)
+    """addNote's payload; a text the input sanitiser refuses before the operation runs comes back as
+    ``userErrors`` here too (``{"code": "INVALID_INPUT", ...}``), so callers branch in one place."""
+    query = (
+        "mutation($i: AddNoteInput!) { addNote(input: $i) { userErrors { code message field } position } }"
+    )
+    body = g.raw(query, {"i": {"campaignId": gid("Campaign", cid, cid), "text": text}}, token)
+    if body.get("errors"):
+        error = body["errors"][0]
+        return {"userErrors": [{"code": error["extensions"]["code"], "message": error["message"]}]}
+    out: dict[str, Any] = body["data"]["addNote"]
     return out
 
 
@@ -350,18 +371,18 @@ def test_any_stored_text_reads_back_exactly_from_every_view(
     stored = []
     for i, text in enumerate(NASTY):
         creature = f"c{i}{text}"
-        StellarWindsCommands(app).register_creature(
-            cid,
-            creature_id=creature,
-            name=text,
-            kind="pc",
-            level=1,
-            abilities={"str": 10, "con": 10, "dex": 10, "int": 10, "wis": 10, "cha": 10},
-            max_hp=10,
-            surges_per_day=1,
-            defenses={"ac": 10, "fort": 10, "ref": 10, "will": 10},
-        )
-        stored.append((creature, text, app.record(cid, "NoteAdded", {"text": text}).position))
+        sheet = {
+            "creature_id": creature,
+            "name": text,
+            "kind": "pc",
+            "level": 1,
+            "abilities": {"str": 10, "con": 10, "dex": 10, "int": 10, "wis": 10, "cha": 10},
+            "max_hp": 10,
+            "surges_per_day": 1,
+            "defenses": {"ac": 10, "fort": 10, "ref": 10, "will": 10},
+        }
+        stored.append((creature, text, record_or_store_raw(app, cid, "CreatureRegistered", sheet, True)))
+        stored[-1] = (creature, text, record_or_store_raw(app, cid, "NoteAdded", {"text": text}))
     follower = wiring.follower(store, app, batch_size=500)
     try:
         follower.catch_up()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +55,19 @@ def test_the_guide_session_plays_through() -> None:
                     assert value.get("userErrors", []) == [], (name, value)
             return data
 
-        created = run("CreateCampaign")["createCampaign"]
+        key = str(uuid.uuid4())  # a fresh secret key per request, as the guide says
+        created = run("CreateCampaign", key=key)["createCampaign"]
         gm, campaign = created["gmToken"], created["campaign"]["id"]
-        assert run("CreateCampaign")["createCampaign"]["gmToken"] == gm  # an idempotent retry
+        retried = run("CreateCampaign", key=key)["createCampaign"]  # an idempotent retry
+        assert (retried["gmToken"], retried["replayed"]) == (gm, True)
         traze = run("RegisterTraze", gm, campaign=campaign)["registerCreature"]["character"]
         assert traze["hitPoints"] == {"current": 48, "max": 48} and traze["bloodiedValue"] == 24
         monster = run("RegisterGoblin", gm, campaign=campaign)["registerCreature"]["character"]
         assert (monster["name"], monster["hitPoints"]) == ("Goblin", {"current": 30, "max": 30})
         goblin = monster["id"]
-        player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"])["issueAccessToken"]["token"]
+        player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"], key=str(uuid.uuid4()))[
+            "issueAccessToken"
+        ]["token"]
 
         fight = run("StartFight", gm, campaign=campaign, traze=traze["id"], goblin=goblin)
         encounter = fight["startEncounter"]["encounter"]

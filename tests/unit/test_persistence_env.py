@@ -20,6 +20,7 @@ def test_sqlite_creates_the_parent_directory(tmp_path: Path) -> None:
     assert env == {
         "PERSISTENCE_MODULE": "eventsourcing.sqlite",
         "SQLITE_DBNAME": str(path),
+        "SQLITE_LOCK_TIMEOUT": "3",
         "CREATE_TABLE": "y",
     }
     assert path.parent.is_dir()
@@ -36,15 +37,27 @@ def test_sqlite_parent_that_cannot_be_created(tmp_path: Path) -> None:
 def test_postgresql() -> None:
     env = persistence_env(Settings(database_url="postgresql://u:p%2Fw@db:6543/chronicle"))
     assert env == {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "PERSISTENCE_MODULE": "api.service.pgstore:PostgresStore",
         "POSTGRES_DBNAME": "chronicle",
         "POSTGRES_HOST": "db",
         "POSTGRES_PORT": "6543",
         "POSTGRES_USER": "u",
         "POSTGRES_PASSWORD": "p/w",
-        "POSTGRES_CONNECT_TIMEOUT": "5",
+        "POSTGRES_CONNECT_TIMEOUT": "3",
+        "POSTGRES_LOCK_TIMEOUT": "3",
+        "STORE_TIMEOUT": "3",
+        "POSTGRES_STATEMENT_TIMEOUT": "60",
         "CREATE_TABLE": "y",
     }
+
+
+def test_store_timeouts_come_from_the_settings(tmp_path: Path) -> None:
+    settings = Settings(database_url="postgresql://u@db/chronicle", store_timeout=7, statement_timeout=0)
+    env = persistence_env(settings)
+    assert env["POSTGRES_LOCK_TIMEOUT"] == env["STORE_TIMEOUT"] == "7"
+    assert env["POSTGRES_STATEMENT_TIMEOUT"] == "0"
+    sqlite = Settings(database_url=f"sqlite:///{tmp_path / 'c.sqlite'}", store_timeout=7)
+    assert persistence_env(sqlite)["SQLITE_LOCK_TIMEOUT"] == "7"
 
 
 def test_postgresql_schema_and_timeout() -> None:

@@ -164,3 +164,21 @@ def test_settings_are_frozen() -> None:
     settings = Settings()
     with pytest.raises(AttributeError):
         settings.port = 1  # type: ignore[misc]
+
+
+def test_store_deadlines_are_read_and_checked() -> None:
+    """Outages are answered within documented bounds (docs/configuration.md, issue 13 §6)."""
+    settings = Settings.from_env(
+        {"CHRONICLE_STORE_TIMEOUT": "5", "CHRONICLE_STATEMENT_TIMEOUT": "0", "CHRONICLE_READY_TIMEOUT": "0.5"}
+    )
+    assert (settings.store_timeout, settings.statement_timeout, settings.ready_timeout) == (5, 0, 0.5)
+    defaults = Settings()
+    assert (defaults.store_timeout, defaults.statement_timeout, defaults.ready_timeout) == (3, 60, 2.0)
+    for variable, raw in (
+        ("CHRONICLE_STORE_TIMEOUT", "0"),
+        ("CHRONICLE_STORE_TIMEOUT", "1.5"),
+        ("CHRONICLE_STATEMENT_TIMEOUT", "-1"),
+        ("CHRONICLE_READY_TIMEOUT", "never"),
+    ):
+        with pytest.raises(ConfigError, match=variable):
+            Settings.from_env({variable: raw})

@@ -67,7 +67,7 @@ FACTS: dict[str, Schema] = {
         "regeneration": opt("int", 0, minimum=0, maximum=1000),
         "crit_min": opt("int", 20, minimum=2, maximum=20),
         "heroic": opt("bool", False),
-        "xp": opt("int", None, minimum=0, nullable=True),
+        "xp": opt("int", None, minimum=0, maximum=10_000_000, nullable=True),
         "initiative_misc": opt("int", 0, minimum=-100, maximum=100),
         "max_wounds": opt("int", None, minimum=1, maximum=1000, nullable=True),
         "second_wind": opt("bool", None, nullable=True),
@@ -127,16 +127,16 @@ FACTS: dict[str, Schema] = {
     "CreatureRaised": {
         "creature": req("str"),
         "means": req("str"),
-        "hp": opt("int", 1, minimum=1),
-        "wounds": opt("int", 1, minimum=1),
+        "hp": opt("int", 1, minimum=1, maximum=100_000),
+        "wounds": opt("int", 1, minimum=1, maximum=1000),
     },
     "ShortRestTaken": {
         "participants": opt("list_str", None, nullable=True),
-        "minutes": opt("int", 5, minimum=5),
+        "minutes": opt("int", 5, minimum=5, maximum=10_000_000),
     },
     "ExtendedRestTaken": {
         "participants": opt("list_str", None, nullable=True),
-        "hours": opt("int", 6, minimum=6),
+        "hours": opt("int", 6, minimum=6, maximum=100_000),
     },
     "MilestoneReached": {"creatures": req("list_str")},
     "ActionPointSpent": {

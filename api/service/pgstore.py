@@ -1,0 +1,143 @@
+"""eventsourcing's PostgreSQL store with bounded waits, so an outage is answered quickly.
+
+The library's PostgreSQL recorder retries every read and append up to 10 times on a connection
+error (``@retry(..., max_attempts=10, wait=0.2)``), and each attempt may wait the whole pool
+timeout for a connection: during an outage a request took 10 × ``connect_timeout`` (12 s with
+``connect_timeout=1``, 52 s with 5; measured) before it failed, and an append behind a table
+lock waited for ever (``lock_timeout`` 0). After the outage the pool's reconnection back-off
+(doubling, up to 5 minutes) kept answering errors for tens of seconds.
+
+Here (``PERSISTENCE_MODULE=api.service.pgstore:PostgresStore``, set by
+:func:`api.service.store.persistence_env`):
+
+- reads and appends retry connection errors only while a *retry window* lasts
+  (``STORE_TIMEOUT`` seconds, ``CHRONICLE_STORE_TIMEOUT``), so a stale pooled connection after
+  a restart is still replaced silently, but an outage fails after at most the window plus one
+  wait for a connection (``connect_timeout``);
+- every statement gives up waiting for a lock after ``STORE_TIMEOUT`` seconds (the append's
+  ``LOCK TABLE`` too: ``POSTGRES_LOCK_TIMEOUT``) and runs at most
+  ``POSTGRES_STATEMENT_TIMEOUT`` seconds (``CHRONICLE_STATEMENT_TIMEOUT``; 0: no limit);
+- TCP keepalives and ``tcp_user_timeout`` notice a peer that vanished from the network;
+- a pool slot stops its reconnection back-off after ``STORE_TIMEOUT`` seconds (at least 1),
+  so new demand reconnects at once when the server is back;
+- after a connection error the pool's idle connections are tested in the background, so the
+  dead ones a restart or ``pg_terminate_backend`` leaves behind are replaced at once.
+
+The limits are applied to the pool's connection parameters before its first connection. The
+error the caller finally sees is the library's ``OperationalError`` (or ``InterfaceError``):
+:func:`api.service.store.unavailable` recognises it and the API answers ``STORE_UNAVAILABLE``.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.utils import Environment, EnvType
+
+__all__ = ["BoundedPostgresRecorder", "PostgresStore"]
+
+STORE_TIMEOUT = "STORE_TIMEOUT"
+STATEMENT_TIMEOUT = "POSTGRES_STATEMENT_TIMEOUT"
+DEFAULT_STORE_TIMEOUT = 3
+DEFAULT_STATEMENT_TIMEOUT = 60
+RETRY_PAUSE = 0.2  # as the library's own retries
+# Notice a server that vanished from the network: probe an idle connection after 10 s, give up
+# after 3 unanswered probes 5 s apart; unacknowledged data for 15 s breaks the connection.
+TCP = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 15_000,
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _within_window(method: F) -> F:
+    """The library method without its 10 attempts: retried on connection errors while the
+    recorder's ``retry_window`` lasts (no new attempt starts after it)."""
+    inner = method.__wrapped__  # type: ignore[attr-defined]  # the undecorated function (functools.wraps)
+
+    @functools.wraps(inner)
+    def bounded(self: BoundedPostgresRecorder, *args: Any, **kwargs: Any) -> Any:
+        give_up = time.monotonic() + self.retry_window
+        while True:
+            try:
+                return inner(self, *args, **kwargs)
+            except (InterfaceError, OperationalError):
+                self.sweep()
+                if time.monotonic() + RETRY_PAUSE >= give_up:
+                    raise
+                time.sleep(RETRY_PAUSE)
+
+    return bounded  # type: ignore[return-value]
+
+
+class BoundedPostgresRecorder(PostgresApplicationRecorder):
+    """The library's application recorder; its reads and appends retry within a window."""
+
+    retry_window: float = DEFAULT_STORE_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._sweeping = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def sweep(self) -> None:
+        """After a connection error, test the pool's idle connections in the background
+        (``ConnectionPool.check``): a server restart or ``pg_terminate_backend`` leaves every
+        pooled connection dead, and without this each retry would find the next dead one. In a
+        thread of its own, one at a time, so a connection that hangs cannot hold up a request."""
+        if not self._sweeping.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                self.datastore.pool.check()
+            except Exception:  # noqa: BLE001 - the pool replaces what it could not check
+                pass
+            finally:
+                self._sweeping.release()
+
+        threading.Thread(target=run, name="chronicle-pool-sweep", daemon=True).start()
+
+    insert_events = _within_window(PostgresApplicationRecorder.insert_events)
+    select_events = _within_window(PostgresAggregateRecorder.select_events)
+    select_notifications = _within_window(PostgresApplicationRecorder.select_notifications)
+    max_notification_id = _within_window(PostgresApplicationRecorder.max_notification_id)
+
+
+class PostgresStore(PostgresFactory):
+    """The library's PostgreSQL factory, with the limits above on its pool and recorder."""
+
+    application_recorder_class = BoundedPostgresRecorder
+
+    def __init__(self, env: Environment | EnvType | None):
+        super().__init__(env)
+        self.store_timeout = _seconds(self.env.get(STORE_TIMEOUT), DEFAULT_STORE_TIMEOUT)
+        statement = _seconds(self.env.get(STATEMENT_TIMEOUT), DEFAULT_STATEMENT_TIMEOUT)
+        options = f"-c lock_timeout={int(self.store_timeout * 1000)}"
+        if statement:
+            options += f" -c statement_timeout={int(statement * 1000)}"
+        pool = self.datastore.pool  # not opened yet: the recorder's constructor opens it
+        kwargs = pool.kwargs if isinstance(pool.kwargs, dict) else {}
+        pool.kwargs = {**kwargs, **TCP, "options": options}
+        pool.reconnect_timeout = max(1.0, self.store_timeout)
+
+    def application_recorder(self) -> Any:
+        recorder = super().application_recorder()
+        if isinstance(recorder, BoundedPostgresRecorder):
+            recorder.retry_window = self.store_timeout
+        return recorder
+
+
+def _seconds(raw: str | None, default: float) -> float:
+    if raw is None or not raw.strip():
+        return default
+    return float(raw)
