@@ -25,6 +25,9 @@ DOMAIN_CODES = (
     "NOT_FOUND",
     "RULE_VIOLATION",
     "ROLLS_PENDING",
+    "TURN_IN_PROGRESS",
+    "INITIATIVE_PENDING",
+    "CLOCK_BACKWARDS",
     "CONFLICT",
     "ACTION_POINT_LOCKED",
     "ALREADY_ACTED",
@@ -116,10 +119,13 @@ class ChronicleError(Exception):
         self.extensions: dict[str, Any] = {"code": self.code}
         if field:
             self.extensions["field"] = field
+        self.details: dict[str, Any] | None = None  # the domain refusal's structured details
 
     @classmethod
     def from_domain(cls, err: DomainError) -> ChronicleError:
-        return cls(err.code, err.message, err.field)
+        out = cls(err.code, err.message, err.field)
+        out.details = err.details
+        return out
 
 
 def user_error(err: DomainError | ChronicleError, field: str | None = None) -> UserError:
