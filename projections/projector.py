@@ -25,6 +25,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Notification
 
+from domain import rulesets
 from domain.campaign import Campaign
 from domain.ledger import Entry, Ledger
 from projections.narrate import FactStatus, narrate
@@ -198,7 +199,7 @@ class Projector:
                 if "log" in wanted:
                     batch.log[(cid, r.entry.seq)] = line
         if wanted & {"creatures", "encounters"}:
-            summary = ledger.ruleset.summary(ledger.state)
+            summary = rulesets.summary(ledger.ruleset, ledger.state)
             position = ledger.last_seq if ledger.entries else campaign.version
             if "creatures" in wanted:
                 batch.creatures[cid] = [

@@ -13,7 +13,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ from psycopg import sql
 from api.service.application import ChronicleApplication
 from api.service.settings import ConfigError, Database, Settings, parse_database_url
 from api.service.store import open_application
+from domain import rulesets
 from domain.core import state as core_state
 
 TEST_DATABASE_URL = "CHRONICLE_TEST_DATABASE_URL"
@@ -175,3 +179,48 @@ def memory_app() -> Iterator[ChronicleApplication]:
 # (copy-on-write, see domain/rulesets/stellar_winds/state.py): a handler that forgets
 # ``state.own`` fails here instead of silently corrupting a checkpoint.
 core_state.GUARD = True  # a handler that changes a shared creature without state.own() fails
+
+
+TOY_RULESET = Path(__file__).resolve().parent / "plugins" / "toy_ruleset"
+
+
+@pytest.fixture(scope="session")
+def toy_ruleset_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toy ruleset (tests/plugins/toy_ruleset) installed as a package of its own into a
+    directory, the way pip installs any third-party ruleset: Chronicle finds it only through its
+    ``chronicle.rulesets`` entry point. Put the directory on ``PYTHONPATH`` to give a server process
+    the ruleset; :func:`toy_ruleset` does it for this process."""
+    target = tmp_path_factory.mktemp("toy-ruleset")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(TOY_RULESET),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"could not install the toy ruleset: {done.stderr[-2000:]}", pytrace=False)
+    return target
+
+
+@pytest.fixture
+def toy_ruleset(toy_ruleset_path: Path) -> Iterator[Path]:
+    """The toy ruleset installed and discoverable in this process (for this test only)."""
+    sys.path.insert(0, str(toy_ruleset_path))
+    importlib.invalidate_caches()
+    rulesets.rediscover()
+    try:
+        yield toy_ruleset_path
+    finally:
+        sys.path.remove(str(toy_ruleset_path))
+        importlib.invalidate_caches()
+        rulesets.rediscover()

@@ -15,6 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from api.service.application import ChronicleApplication
+from domain import rulesets
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
 from projections.narrate import FactStatus, narrate
 
@@ -209,10 +210,10 @@ _STREAM_LOCK = threading.Lock()
 def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
     """The facts start..stop as the table saw them, with the changes each made (for the stream)."""
     rules = ledger.ruleset
-    prev = rules.summary(ledger.state_at(start - 1, RECORDED)[0])["creatures"]
+    prev = rulesets.summary(rules, ledger.state_at(start - 1, RECORDED)[0])["creatures"]
     out = []
     for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
-        now = rules.summary(state)["creatures"]
+        now = rulesets.summary(rules, state)["creatures"]
         out.append(
             {
                 "position": e.seq,

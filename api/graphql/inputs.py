@@ -141,7 +141,9 @@ class MutationInput:
 @strawberry.input
 class CreateCampaignInput:
     name: str
-    ruleset: str = "stellar-winds"
+    ruleset: str | None = strawberry.field(
+        default=None, description="The game system (see `rulesets`); the product's default if omitted."
+    )
     flags: JSON | None = None
     idempotency_key: str | None = None
 

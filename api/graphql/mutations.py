@@ -26,6 +26,7 @@ from api.graphql.errors import ChronicleError, UserError, user_error
 from api.graphql.types import AccessToken, Campaign, Character, DiceRoll, Encounter, load_campaign, rolls_in
 from api.service.application import ChronicleApplication, Recorded
 from api.service.auth import Principal
+from domain import rulesets
 from domain.errors import DomainError
 
 GM_ONLY, ACTORS, MEMBERS = "gm", "actors", "members"
@@ -913,8 +914,9 @@ class RevokeAccessTokenPayload:
 async def create_campaign(info: Info, input: I.CreateCampaignInput) -> CreateCampaignPayload:  # noqa: A002
     try:
         flags = _json(input.flags, "flags")
+        ruleset = input.ruleset or await ctx.call(rulesets.default_ruleset)
         campaign_id, token, replayed = await ctx.call(
-            ctx.access_of(info).create_campaign, input.name, input.ruleset, flags, input.idempotency_key
+            ctx.access_of(info).create_campaign, input.name, ruleset, flags, input.idempotency_key
         )
     except (ChronicleError, DomainError) as err:
         return CreateCampaignPayload(user_errors=[user_error(err)])

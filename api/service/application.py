@@ -32,7 +32,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
 from api.service import observability
-from domain import dice
+from domain import dice, rulesets
 from domain.campaign import Campaign
 from domain.core import encounters as core_encounters
 from domain.core.catalogue import Catalogue
@@ -128,12 +128,14 @@ class ChronicleApplication(Application[UUID]):
     def create_campaign(
         self,
         name: str,
-        ruleset: str = "stellar-winds",
+        ruleset: str | None = None,
         flags: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> UUID:
+        """A new campaign of ``ruleset`` (by default the product's default ruleset)."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("a campaign needs a name", field="name")
+        ruleset = ruleset or rulesets.default_ruleset()
         rules = get_ruleset(ruleset)
         checked = {k: rules.validate_flag(k, v) for k, v in (flags or {}).items()}
         campaign = Campaign(name=name.strip(), ruleset=ruleset, flags=checked, meta=dict(meta or {}))
@@ -573,7 +575,7 @@ class ChronicleApplication(Application[UUID]):
                 state, orphans = ledger.state, ledger.orphans
             else:
                 state, orphans = ledger.state_at(position, view)
-            out = ledger.ruleset.summary(state)
+            out = rulesets.summary(ledger.ruleset, state)
             out["position"] = ledger.last_seq if position is None else position
             out["orphans"] = {str(k): v for k, v in sorted(orphans.items())}
             return out
@@ -581,24 +583,25 @@ class ChronicleApplication(Application[UUID]):
     def creature_state(
         self, campaign_id: UUID, creature_id: str, position: int | None = None, view: str = CORRECTED
     ) -> dict[str, Any]:
-        creatures = self.summary(campaign_id, position, view)["creatures"]
-        if creature_id not in creatures:
-            raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
-        result: dict[str, Any] = creatures[creature_id]
-        return result
+        """One creature's view, now or at a position (builds that creature only)."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            state = ledger.state if position is None else ledger.state_at(position, view)[0]
+            if creature_id not in state.creatures:
+                raise NotFound(f"no creature {creature_id!r} in this campaign", field="creature")
+            return ledger.ruleset.creature_view(state, creature_id)
 
     def what_if(self, campaign_id: UUID, corrections: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         """Preview corrections: the state they would give and how it differs. Stores nothing."""
         with self._lock(campaign_id):
             ledger = self._load(campaign_id).ledger
             state, orphans = ledger.what_if(corrections)
-            now = ledger.ruleset.summary(ledger.state)
-            then = ledger.ruleset.summary(state)
             before = set(ledger.orphans)
             return {
-                "state": then,
+                "state": rulesets.summary(ledger.ruleset, state),
                 "orphans": {str(k): v for k, v in sorted(orphans.items())},
-                "changes": diff_creatures(now["creatures"], then["creatures"]),
+                # only creatures the refold touched are viewed (copy-on-write identity)
+                "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
@@ -610,17 +613,6 @@ def _project(aggregate: Any, events: Iterable[Any]) -> Any:
     for event in events:
         aggregate = event.mutate(aggregate)
     return aggregate
-
-
-def diff_creatures(now: dict[str, Any], then: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per creature, the fields that differ: {field: [now, then]}."""
-    out: dict[str, dict[str, Any]] = {}
-    for cid in sorted(set(now) | set(then)):
-        a, b = now.get(cid, {}), then.get(cid, {})
-        changed = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
-        if changed:
-            out[cid] = changed
-    return out
 
 
 def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:

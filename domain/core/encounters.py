@@ -45,13 +45,13 @@ facts the table records with their dice; :func:`pending_rolls` lists what is owe
 
 Initiative. ``initiative_entry`` turns an ``InitiativeRolled`` payload into an entry with a
 ``rank`` (a list of whole numbers; the higher rank acts first, compared item by item: e.g.
-``[score, bonus]`` for Stellar Winds and d20, ``[band, hero, die]`` for the hero's-surge
-game, ``[score]`` for Orcus) plus any keys the ruleset shows. Equal ranks are a tie the table
+``[score, bonus]`` for RULES.md A1 and A3 (SW-4, DH-3), ``[band, hero, die]`` for A2 (HS-2,
+B-HS-18), ``[score]`` for A4 (OR-5)) plus any keys the ruleset shows. Equal ranks are a tie the table
 settles with ``InitiativeTieBroken`` (a die or a coin, with the rolls) or
 ``InitiativeOrderChosen`` (players or GM choose). A group rolls once (``InitiativeRolled``
 with ``group`` and its ``creatures``; B-OR-14): its members share the entry and act
 consecutively in the order listed (``InitiativeOrderChosen`` naming exactly the members
-re-orders them). With ``reroll_each_round`` (hero's surge, HS-2) rolls recorded while the
+re-orders them). With ``reroll_each_round`` (A2: HS-2) rolls recorded while the
 encounter runs are for the next round, whose order is settled when it starts.
 
 The hook protocol (:class:`EncounterRules`; :class:`Rules` gives every default)

@@ -31,7 +31,18 @@ from domain.core.state import TableState, changed_creatures
 from domain.errors import InvalidInput
 
 ENTRY_POINT_GROUP = "chronicle.rulesets"
-DEFAULT_RULESET = "stellar-winds"
+
+# The life states every ruleset's views speak (``creature_view(...)["life"]``), so clients of
+# any system can branch on them; a system's finer states go in its own view keys.
+LIFE_STATES: dict[str, str] = {
+    "active": "Up and acting.",
+    "disabled": "Conscious but barely able to act (e.g. at 0 hit points in the d20 rules).",
+    "knocked_out": "Unconscious but not dying (knocked out instead of killed).",
+    "unconscious": "Unconscious for another reason (e.g. a monster at exactly 0 hit points).",
+    "dying": "Dying: losing ground each round until stabilised, healed or dead.",
+    "stabilized": "Dying no more, but not yet conscious.",
+    "dead": "Dead.",
+}
 
 
 class State(Protocol):
@@ -55,7 +66,7 @@ class Context(Protocol):
 
 @dataclass(frozen=True)
 class Track:
-    """One number an export charts for a creature over time (hit points, wounds, surges...).
+    """One number an export charts for a creature over time (hit points, or a system's own tracks).
 
     ``floor`` / ``ceiling`` bound the axis when known; ``thresholds`` are labelled lines drawn
     across it (e.g. "dying" at -1); ``value`` is the current number in this view."""
@@ -103,7 +114,7 @@ class Ruleset(Protocol):
     # ---------------------------------------------------------------- views
     def creature_view(self, state: Any, creature_id: str) -> dict[str, Any]:
         """One creature as JSON. Keys every ruleset gives: ``id``, ``name``, ``kind``
-        (``pc`` | ``npc`` | ``monster``), ``level``, ``life`` (its life state), ``conditions``
+        (``pc`` | ``npc`` | ``monster``), ``level``, ``life`` (one of :data:`LIFE_STATES`), ``conditions``
         (names), ``effects``, ``hit_points`` (``{"current", "max", "temporary"}``, or None for a
         system without them); then its own keys."""
         ...
@@ -158,12 +169,14 @@ def diff_views(
 # ------------------------------------------------------------------ registry
 _REGISTRY: dict[str, Ruleset] = {}
 _PROBLEMS: dict[str, str] = {}
+_MANUAL: set[str] = set()
 _DISCOVERED = False
 
 
 def register(ruleset: Ruleset) -> Ruleset:
     """Add a ruleset at run time (entry points are the normal way; see the module docstring)."""
     _REGISTRY[ruleset.id] = ruleset
+    _MANUAL.add(ruleset.id)
     return ruleset
 
 
@@ -187,6 +200,16 @@ def _discover() -> None:
         _REGISTRY.setdefault(found.id, found)
 
 
+def rediscover() -> None:
+    """Forget what was discovered (after the set of installed packages changed), keeping rulesets
+    added with :func:`register`."""
+    global _DISCOVERED
+    for name in [n for n, r in _REGISTRY.items() if n not in _MANUAL]:
+        del _REGISTRY[name]
+    _PROBLEMS.clear()
+    _DISCOVERED = False
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
     _discover()
     try:
@@ -199,6 +222,18 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
 def available() -> list[str]:
     _discover()
     return sorted(_REGISTRY)
+
+
+def default_ruleset() -> str:
+    """The ruleset a campaign gets when none is named: the installed one that declares itself the
+    product's default (``default = True``), else the only one installed."""
+    _discover()
+    marked = sorted(r.id for r in _REGISTRY.values() if getattr(r, "default", False))
+    if marked:
+        return marked[0]
+    if len(_REGISTRY) == 1:
+        return next(iter(_REGISTRY))
+    raise InvalidInput("name a ruleset: none is marked as the default", field="ruleset")
 
 
 def problems() -> dict[str, str]:

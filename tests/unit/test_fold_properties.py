@@ -22,6 +22,7 @@ from api.service.application import ChronicleApplication
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
+from domain.rulesets import summary as whole_state
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, PC_DEFENSES, Table, memory_application
 
 # CHRONICLE_PROPERTY_EXAMPLES=500 for a longer search; no example database is written.
@@ -200,7 +201,7 @@ def creatures(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def view(ledger: Ledger, state: Any = None) -> dict[str, Any]:
-    return ledger.ruleset.summary(ledger.state if state is None else state)
+    return whole_state(ledger.ruleset, ledger.state if state is None else state)
 
 
 # ------------------------------------------------------------------ properties

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from domain import dice
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
-from domain.rulesets import get_ruleset
+from domain.rulesets import get_ruleset, summary
 from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, Table
 
@@ -851,7 +851,7 @@ def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn
     for e in h.ledger.entries:
         fresh.append(Entry(e.seq, e.type, e.version, e.payload, e.meta))
     sw = get_ruleset("stellar-winds")
-    assert sw.summary(fresh.state) == sw.summary(h.ledger.state)
+    assert summary(sw, fresh.state) == summary(sw, h.ledger.state)
 
 
 def test_sw_44_overlapping_effects_condition_lasts_while_either_does(t: Table) -> None:

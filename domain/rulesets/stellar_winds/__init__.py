@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.core import encounters as core_encounters
 from domain.errors import InvalidInput
-from domain.rulesets import Track, summary
+from domain.rulesets import Track
 from domain.rulesets.stellar_winds import attacks, encounters, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
@@ -60,6 +60,7 @@ ERROR_CODES: dict[str, str] = {
 class StellarWinds:
     id = "stellar-winds"
     title = "Stellar Winds"
+    default = True  # the product's default ruleset (DESIGN.md "Rulesets", RULES.md ruling 2)
     version = "1"
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
@@ -137,9 +138,6 @@ class StellarWinds:
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
         }
-
-    def summary(self, state: SWState) -> dict[str, Any]:
-        return summary(self, state)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """Hit points (temporary HP on top) and wounds, with the thresholds that matter (B-SW-1..4)."""
