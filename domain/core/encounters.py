@@ -17,7 +17,14 @@ Using it (a ruleset)::
         def initiative_entry(self, state, enc, creatures, payload, ctx):
             return {"rank": [total], "score": total}
 
-    HANDLERS = {**my_handlers, **core.handlers(MyRules())}
+    RULES = MyRules()
+    HANDLERS = {**my_handlers, **core.handlers(RULES)}   # the ledger stays unchanged
+
+and on the ruleset object: ``encounter_rules = RULES`` (the command service reads the dice of
+owed rolls there), ``pending_rolls(state) -> core.pending_rolls(state, RULES)`` and
+``encounter_view(state, eid) -> core.view(state, state.encounters[eid], RULES)`` plus its own
+keys. The state is the core ``TableState`` (``state.encounters``, ``state.active_encounter``,
+``state.minutes``).
 
 Turn boundaries (RULES.md ruling 18, C0.6)
 ------------------------------------------
@@ -81,11 +88,26 @@ Derived steps (may change state; return a JSON report merged into the fact's out
   ``(state, enc, ctx)``;
 * ``turn_started``, ``turn_ended``, ``turn_delayed``: ``(state, enc, cid, ctx)``.
 
-Each hook checks nothing it cannot undo: the engine checks every precondition of a fact before
-the first change (a refused command stores nothing; during a refold the same refusal orphans
-the fact). A ruleset's own facts may read and write ``enc.turn_log`` (per-turn bookkeeping:
-``actions``, ``acted``, ``extra`` budget from e.g. action points, anything of its own) and
-``enc.round_log`` (bookkeeping between two rounds, cleared when a round starts).
+The engine checks every precondition of a core fact before its first change (a refused command
+stores nothing; during a refold the same refusal orphans the fact), so the derived-step hooks
+must not refuse once they have changed something. ``ActionLimit`` (from ``action_limit`` and
+the table's surprise-round limit) caps the number of turn-bound actions (``turn_actions``),
+which kinds are allowed at all (``kinds``), free and triggered actions, with its refusal code.
+
+For a ruleset's own facts: :func:`with_action` (a fact that uses an action through the
+economy), :func:`check_action` / :func:`commit_action`, :func:`running_for`,
+:func:`encounter_of`, :func:`require` (a precondition a GM override may waive),
+:func:`next_turn_passed` (durations), :func:`resort_remaining` (an initiative changed for the
+current round, e.g. B-HS-18 knock-back). They may read and write ``enc.turn_log`` (per-turn
+bookkeeping: ``actions``, ``acted``, ``extra`` actions granted e.g. by an action point, and
+anything of their own) and ``enc.round_log`` (bookkeeping between two rounds, cleared when a
+round starts; e.g. which stabilisation rolls were made).
+
+Facts stored before ruling 18 (payload v1) keep their meaning through flags the catalogue's
+upcasters set: ``TurnEnded.start_next`` / ``TurnDelayed.start_next`` (the next turn started
+too), ``InitiativeRolled.start_turn`` / ``InitiativeTieBroken.start_turn`` (the fact that
+settled the order started the first turn), ``DelayedTurnTaken.queued`` (re-entry after the
+turn in progress). New facts leave them false.
 
 Turn numbers. ``enc.turn_log["turn_no"]`` counts the turns started in the encounter;
 ``enc.turn_started[cid]`` is the number of ``cid``'s last (not resumed) start. "Until the
@@ -125,6 +147,7 @@ class ActionLimit:
     triggered: bool = True
     code: str = "NO_ACTION_LEFT"
     text: str = ""
+    kinds: tuple[str, ...] | None = None  # the turn-bound kinds allowed at all (None: every one)
 
 
 NO_LIMIT = ActionLimit()
@@ -467,6 +490,13 @@ def _settled(enc: Encounter, entries: Mapping[str, dict[str, Any]], rules: Any, 
     return not _missing(enc, entries, rules, state) and not unresolved_ties(entries, enc.participants)
 
 
+def resort_remaining(enc: Encounter) -> None:
+    """Re-sort, by their entries as they are now, the creatures still to act this round (e.g. an
+    initiative knocked back for the current round, B-HS-18); those who acted keep their places."""
+    done = enc.order[: enc.turn_index + 1]
+    enc.order = done + [cid for cid in sort_order(enc.initiative, enc.participants) if cid not in done]
+
+
 def _move(enc: Encounter, cid: str, index_of: Callable[[list[str]], int]) -> None:
     """Move ``cid`` in the order; ``turn_index`` keeps pointing at the same creature."""
     anchor = enc.order[enc.turn_index] if 0 <= enc.turn_index < len(enc.order) else None
@@ -650,8 +680,17 @@ def action_problem(
     extra: dict[str, int] = enc.turn_log.get("extra", {})
     count = sum(taken.values())
     surprise = table.surprise_round
-    if enc.round == 0 and surprise is not None and count > (surprise.turn_actions or 0):
+    if (
+        enc.round == 0
+        and surprise is not None
+        and (
+            count > (surprise.turn_actions or 0)
+            or (surprise.kinds is not None and action not in surprise.kinds)
+        )
+    ):
         return (surprise.text or "the surprise round allows no more actions", surprise.code)
+    if limit.kinds is not None and action not in limit.kinds:
+        return (f"{name} is {why}: {limit.text or f'no {action} action'}", limit.code)
     if limit.turn_actions is not None:
         allowed = limit.turn_actions + (sum(extra.values()) if limit.turn_actions else 0)
         if count > allowed:

@@ -41,13 +41,16 @@ class TinyState(TableState):
 
 
 TINY_ACTIONS = core.ActionTable(
-    kinds=("main", "move", "free", "react", "opportunity"),
-    turn_bound=("main", "move"),
-    budgets=({"main": 1, "move": 1}, {"move": 2}),
+    kinds=("main", "move", "full", "free", "react", "opportunity"),
+    turn_bound=("main", "move", "full"),
+    budgets=({"main": 1, "move": 1}, {"move": 2}, {"full": 1}),  # like DH-4: or a full-round action
     substitutions={"move": ("main",)},
     once_per_round={"react": "IMMEDIATE_USED"},
     once_per_turn={"opportunity": "OPPORTUNITY_USED"},
-    surprise_round=core.ActionLimit(1, code="SURPRISE_ROUND_ONE_ACTION", text="one action"),
+    # like B-DH-11: one main or move action in the surprise round, no full-round action
+    surprise_round=core.ActionLimit(
+        1, code="SURPRISE_ROUND_ONE_ACTION", text="one main or move action", kinds=("main", "move")
+    ),
     ready_cost="main",
     readied_kind="react",
 )
@@ -115,6 +118,18 @@ class BandedRules(TinyRules):
         return {"rank": [payload["band"], hero, die], "band": payload["band"]}
 
 
+def knock_back(state: Any, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """Like B-HS-18: one band down for the current round if it has not acted yet."""
+    enc = core.encounter_of(state, ENC, running=True)
+    cid = p["creature"]
+    if enc.order.index(cid) <= enc.turn_index:
+        raise RuleViolation("it has acted this round", field="creature", code="ALREADY_ACTED")
+    entry = enc.initiative[cid]
+    enc.initiative[cid] = {**entry, "rank": [entry["rank"][0] - 1, *entry["rank"][1:]]}
+    core.resort_remaining(enc)
+    return {"order": list(enc.order)}
+
+
 def _being(state: Any, cid: str) -> Any:
     if cid not in state.creatures:
         raise NotFound(f"no creature {cid!r}", field="creature")
@@ -180,6 +195,7 @@ TINY_FACTS = {
     "Steady": {"creature": req("str"), "roll": req("roll")},
     "BleedCheck": {"creature": req("str"), "roll": req("roll")},
     "Mark": {"target": req("str"), "anchor": req("str")},
+    "KnockBack": {"creature": req("str")},
 }
 
 
@@ -202,6 +218,7 @@ class Tiny:
             "Steady": steady,
             "BleedCheck": bleed_check,
             "Mark": mark,
+            "KnockBack": knock_back,
         }
 
     def validate_flag(self, flag: str, value: Any) -> Any:
@@ -372,12 +389,17 @@ def test_hs_2_b_hs_18_initiative_re_rolled_each_round_in_bands_heroes_first_then
         out = t.rec("InitiativeRolled", encounter_id=ENC, creature=cid, band=band, roll=d20(face))
     assert out["order"] == ["imp", "ann", "orc", "bo"]  # a hero before a foe in the same band
     t.begin()
+    out = t.rec(
+        "KnockBack", creature="ann"
+    )  # band 1 -> 0 for this round: after orc, before bo (hero, die 8 < 20)
+    assert out["order"] == ["imp", "orc", "bo", "ann"]
+    t.refused("ALREADY_ACTED", "KnockBack", creature="imp")
     # rolls recorded while the encounter runs are for the next round
     for cid, band, face in (("ann", 0, 5), ("bo", 0, 5), ("orc", 2, 1)):
         out = t.rec("InitiativeRolled", encounter_id=ENC, creature=cid, band=band, roll=d20(face))
     assert out["for_round"] == 2 and out["waiting_for"] == ["imp"]
-    assert t.enc.order == ["imp", "ann", "orc", "bo"]  # this round's order stands
-    assert t.turns(3) == ["ann", "orc", "bo"]
+    assert t.enc.order == ["imp", "orc", "bo", "ann"]  # this round's order stands
+    assert t.turns(3) == ["orc", "bo", "ann"]
     t.end()
     err = t.refused("INITIATIVE_PENDING", "TurnStarted", encounter_id=ENC)
     assert "imp" in err.message
@@ -537,6 +559,7 @@ def test_the_surprise_round_limit_comes_from_the_action_table() -> None:
     t = Table(TINY, "ann", "bo")
     t.start({"ann": 20, "bo": 10}, surprised=["bo"])
     t.begin()
+    t.refused("SURPRISE_ROUND_ONE_ACTION", "ActionTaken", encounter_id=ENC, creature="ann", action="full")
     t.act("ann", "move")
     t.refused("SURPRISE_ROUND_ONE_ACTION", "ActionTaken", encounter_id=ENC, creature="ann", action="main")
 
