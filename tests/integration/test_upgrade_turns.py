@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service.settings import Settings
 from api.service.store import open_application
 from domain import dice
@@ -70,7 +71,7 @@ def test_a_campaign_stored_before_ruling_18_folds_as_it_did_and_goes_on_with_tur
     try:
         cid = app.create_campaign("Old table")
         for name in ("a", "b", "c"):  # monsters: initiative bonus 0 (level 1, Dex 10)
-            app.register_creature(
+            StellarWindsCommands(app).register_creature(
                 cid,
                 creature_id=name,
                 name=name.upper(),

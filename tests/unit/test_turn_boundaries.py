@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain import dice
 from domain.errors import DomainError
+from domain.rulesets import get_ruleset, narrator_for
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, Table
 
 ENC = "e1"
@@ -47,7 +49,7 @@ def t(make_table: Any) -> Table:
     """Imp (initiative 20) and Hob (10), level-1 monsters with 40 HP and initiative bonus 0."""
     table: Table = make_table()
     for cid in ("imp", "hob"):
-        table.app.register_creature(
+        StellarWindsCommands(table.app).register_creature(
             table.cid,
             creature_id=cid,
             name=cid.title(),
@@ -164,7 +166,7 @@ def test_ruling_18_the_server_rolls_only_when_asked_and_start_next_records_both_
 def test_sw_5_surprised_creatures_are_skipped_at_turn_started_in_round_0_only(make_table: Any) -> None:
     t: Table = make_table()
     for cid in ("imp", "hob"):
-        t.app.register_creature(
+        StellarWindsCommands(t.app).register_creature(
             t.cid,
             creature_id=cid,
             name=cid.title(),
@@ -204,3 +206,20 @@ def test_sw_44_until_the_start_of_x_next_turn_applied_between_turns_ends_at_xs_n
     )
     t.start_turn(ENC)  # Hob's start: the anchor's next turn start ends it
     assert out["effect_id"] not in {e["effect_id"] for e in t.c("imp")["effects"]}
+
+
+def test_the_log_narrates_turn_starts_and_ends_from_the_core(t: Table) -> None:
+    narrator = narrator_for(get_ruleset("stellar-winds"))
+    state = t.ledger.state
+    started = t.start_turn(ENC)
+    assert (
+        narrator.sentence("TurnStarted", {"encounter_id": ENC}, started.outcome, state)
+        == "Imp's turn starts."
+    )
+    ended = t.end_turn(ENC)
+    assert narrator.sentence("TurnEnded", {"encounter_id": ENC}, ended.outcome, state) == "Imp's turn ends."
+    group = {"encounter_id": ENC, "group": "goblins", "creatures": ["imp", "hob"], "roll": d20(7)}
+    assert narrator.sentence("InitiativeRolled", group, None, state).startswith("goblins (Imp and Hob) rolls")
+    assert narrator.sentence("TimeSet", {"day": 2, "hour": 6, "minute": 5}, None, state) == (
+        "The clock is set to day 2, 06:05."
+    )

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import encounters as core_encounters
+from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.stellar_winds import attacks, encounters, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
+from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
 from domain.rulesets.stellar_winds.state import (
     Creature,
     SWState,
@@ -51,7 +53,7 @@ ERROR_CODES: dict[str, str] = {
     "NO_HEALING_SURGE": "The creature has no healing surge left.",
     "OPPORTUNITY_USED": "The creature's opportunity action is used this turn.",
     "SECOND_WIND_USED": "Second wind is already used in this encounter.",
-    "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action (SW-5).",
+    "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
     "SUSTAINING": "The effect is being sustained.",
 }
 """The refusal codes Stellar Winds' rules add to the core's (``domain.errors.CORE_CODES``)."""
@@ -70,6 +72,9 @@ class StellarWinds:
     @property
     def fact_types(self) -> frozenset[str]:
         return frozenset(HANDLERS)
+
+    def narrator(self, markup: Markup) -> StellarWindsNarrator:
+        return StellarWindsNarrator(markup)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return [{"name": n, "default": f.default, "ref": f.ref, "doc": f.doc} for n, f in FLAGS.items()]
@@ -140,7 +145,7 @@ class StellarWinds:
         }
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
-        """Hit points (temporary HP on top) and wounds, with the thresholds that matter (B-SW-1..4)."""
+        """Hit points (bloodied at half), wounds (dying at 0, B-SW-1..4) and healing surges."""
         return [
             Track(
                 "hp",
@@ -157,6 +162,7 @@ class StellarWinds:
                 floor=None,
                 thresholds=(("dying", 0),),
             ),
+            Track("surges", "Surges", view["surges"], ceiling=view["surges_per_day"]),
         ]
 
 
