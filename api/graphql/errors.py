@@ -75,10 +75,13 @@ class ChronicleError(Exception):
             self.extensions["field"] = field
         if self.code in RETRYABLE_CODES:
             self.extensions["retryable"] = True
+        self.details: dict[str, Any] | None = None  # the domain refusal's structured details
 
     @classmethod
     def from_domain(cls, err: DomainError) -> ChronicleError:
-        return cls(err.code, err.message, err.field)
+        out = cls(err.code, err.message, err.field)
+        out.details = err.details
+        return out
 
 
 def user_error(err: DomainError | ChronicleError, field: str | None = None) -> UserError:
