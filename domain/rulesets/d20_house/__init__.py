@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core.catalogue import copy_json
+from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.d20_house import attacks, hooks, rules
@@ -20,6 +21,7 @@ from domain.rulesets.d20_house.actions import allowance
 from domain.rulesets.d20_house.attacks import armor_class
 from domain.rulesets.d20_house.facts import CATALOGUE
 from domain.rulesets.d20_house.flags import DEFAULTS, FLAGS, validate_flag
+from domain.rulesets.d20_house.narrate import D20Narrator
 from domain.rulesets.d20_house.state import Creature, D20State
 from domain.rulesets.d20_house.tables import ABILITIES, SAVES
 
@@ -82,6 +84,9 @@ class D20House:
     @property
     def fact_types(self) -> frozenset[str]:
         return frozenset(HANDLERS)
+
+    def narrator(self, markup: Markup) -> D20Narrator:
+        return D20Narrator(markup)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return [{"name": n, "default": f.default, "ref": f.ref, "doc": f.doc} for n, f in FLAGS.items()]

@@ -155,6 +155,7 @@ def heal_check(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     total = sum(x["value"] for x in parts)
     success, overridden = override(ctx, "success", total >= dc)
     c = owned(state, c.id, "target")
+    life_before = c.life
     if success:
         c.stable = True
     return {
@@ -165,6 +166,7 @@ def heal_check(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "dc": dc,
         "success": bool(success),
         "overridden": ["success"] if overridden else [],
+        "life_before": life_before,
         "life_after": c.life,
     }
 
@@ -201,7 +203,7 @@ def stabilization(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     }
     if success:
         c.stable = True
-        out.update({"hp_after": c.hp, "life_after": c.life, "stable": True})
+        out.update({"hp_after": c.hp, "life_before": "dying", "life_after": c.life, "stable": True})
     else:
         out.update(life.lose_hp(c, 1))
     return out
