@@ -117,7 +117,8 @@ class D20Narrator(Narrator):
         src = f" from {self.m.esc(p['source'])}" if p.get("source") else ""
         if o is None:
             return f"{who} takes damage{src}: {how}."
-        return f"{who} takes {o['amount']} damage{src} ({how}){self.hp(o)}.{self.fate(who, o)}"
+        how = f" ({how})" if rolled else ""
+        return f"{who} takes {o['amount']} damage{src}{how}{self.hp(o)}.{self.fate(who, o)}"
 
     def _HealingApplied(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["target"], s)
@@ -129,7 +130,8 @@ class D20Narrator(Narrator):
         if o is None:
             return f"{head}{src}: {how}."
         stable = " and stops dying" if o.get("band_before") == "dying" and o.get("stable") else ""
-        return f"{head}{src}: {how}, {o['healed']} HP restored{self.hp(o)}{stable}.{self.fate(who, o)}"
+        how = f"{how}, " if rolled else ""
+        return f"{head}{src}: {how}{o['healed']} HP restored{self.hp(o)}{stable}.{self.fate(who, o)}"
 
     def _HealCheckRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
         healer, who = self.name(p["healer"], s), self.name(p["target"], s)
