@@ -188,7 +188,13 @@ def _spend_attack(a: Creature, p: dict[str, Any], full: bool, ctx: Any) -> dict[
         fa = {"iteratives": [], "off_hand": False}
     key = "off_hand" if p["two_weapon"] == "off" else "iteratives"
     if key == "off_hand":
-        require(not fa["off_hand"], f"{a.name} already attacked with its off hand", "ALREADY_ACTED", ctx)
+        require(
+            not fa["off_hand"],
+            f"{a.name} already attacked with its off hand",
+            "ALREADY_ACTED",
+            ctx,
+            "two_weapon",
+        )
         fa = {**fa, "off_hand": True}
     else:
         require(

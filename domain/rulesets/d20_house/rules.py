@@ -177,8 +177,10 @@ def stabilization(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     -S)."""
     c = peek(state, p["creature"])
     alive(c, ctx)
-    require(c.band == "dying", f"{c.name} is not dying ({c.life})", "NOT_DYING", ctx)
-    require(not c.stable, f"{c.name} is already stable: it loses no more HP", "ALREADY_STABLE", ctx)
+    require(c.band == "dying", f"{c.name} is not dying ({c.life})", "NOT_DYING", ctx, "creature")
+    require(
+        not c.stable, f"{c.name} is already stable: it loses no more HP", "ALREADY_STABLE", ctx, "creature"
+    )
     when = [p["encounter_id"], p["round"]] if p["round"] is not None else None
     require(
         when is None or c.last_stabilization != when,
@@ -332,7 +334,7 @@ def resurrected(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """DH-14 house rule: brought back to life, a character loses no levels; the rest follows
     the spell or power (the fact's ``hp`` and ``restore_abilities``)."""
     c = peek(state, p["creature"])
-    require(c.dead_by is not None, f"{c.name} is not dead", "NOT_DEAD", ctx)
+    require(c.dead_by is not None, f"{c.name} is not dead", "NOT_DEAD", ctx, "creature")
     hp = min(p["hp"], c.max_hp)
     damage = {} if p["restore_abilities"] else c.ability_damage
     drain = {} if p["restore_abilities"] else c.ability_drain
@@ -343,6 +345,7 @@ def resurrected(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         f"{c.name} would still be dead (Stamina {s}, HP {hp}): restore its abilities or give more HP",
         "STILL_DEAD",
         ctx,
+        "hp",
     )
     c = owned(state, c.id)
     cause = c.dead_by
