@@ -9,6 +9,7 @@ build d20 payloads and call its ``record``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -18,10 +19,16 @@ ABILITIES = ("str", "stamina", "agility", "int", "spirit", "cha")
 
 
 class D20Commands:
-    """d20 house-rules table actions on one application."""
+    """d20 house-rules table actions on one application. ``meta`` (optional) gives each recorded
+    fact its envelope metadata (``recorded_by``, ``recorded_at``...), e.g. a script's fixed clock."""
 
-    def __init__(self, app: ChronicleApplication) -> None:
+    def __init__(self, app: ChronicleApplication, meta: Callable[[], dict[str, Any]] | None = None) -> None:
         self.app = app
+        self.meta = meta
+
+    def record(self, campaign_id: UUID, fact_type: str, payload: dict[str, Any]) -> Recorded:
+        """Any fact (core or d20), with this helper's metadata."""
+        return self.app.record(campaign_id, fact_type, payload, meta=self.meta() if self.meta else None)
 
     def _d20(self, face: int | None) -> dict[str, Any]:
         return self.app.roll("1d20", faces=None if face is None else [face])
@@ -56,13 +63,13 @@ class D20Commands:
             "base_saves": {"fort": 0, "ref": 0, "will": 0, **(base_saves or {})},
             **sheet,
         }
-        return self.app.record(campaign_id, "CreatureRegistered", payload)
+        return self.record(campaign_id, "CreatureRegistered", payload)
 
     def update_sheet(
         self, campaign_id: UUID, creature: str, changes: dict[str, Any], reason: str = ""
     ) -> Recorded:
         payload = {"creature_id": creature, "changes": changes, "reason": reason}
-        return self.app.record(campaign_id, "SheetUpdated", payload)
+        return self.record(campaign_id, "SheetUpdated", payload)
 
     # --- attacks ----------------------------------------------------------
     def attack(
@@ -70,7 +77,7 @@ class D20Commands:
     ) -> Recorded:
         """An AttackRolled (``weapon``, ``vs``, ``iterative``, ``modifiers``... in ``rest``)."""
         payload = {"attacker": attacker, "target": target, "roll": self._d20(face), **rest}
-        return self.app.record(campaign_id, "AttackRolled", payload)
+        return self.record(campaign_id, "AttackRolled", payload)
 
     def attack_of_opportunity(
         self, campaign_id: UUID, attacker: str, target: str, *, face: int | None = None, **rest: Any
@@ -79,7 +86,7 @@ class D20Commands:
 
     def confirm(self, campaign_id: UUID, attack: int, *, face: int | None = None) -> Recorded:
         payload = {"attack": attack, "roll": self._d20(face)}
-        return self.app.record(campaign_id, "CriticalConfirmationRolled", payload)
+        return self.record(campaign_id, "CriticalConfirmationRolled", payload)
 
     def damage(
         self,
@@ -105,13 +112,13 @@ class D20Commands:
             "extra": [self.app.roll(e, faces=f) for e, f in extra or []],
             **rest,
         }
-        return self.app.record(campaign_id, "DamageRolled", payload)
+        return self.record(campaign_id, "DamageRolled", payload)
 
     def massive_damage_save(
         self, campaign_id: UUID, creature: str, attack: int, *, face: int | None = None
     ) -> Recorded:
         payload = {"creature": creature, "attack": attack, "roll": self._d20(face)}
-        return self.app.record(campaign_id, "MassiveDamageSaveRolled", payload)
+        return self.record(campaign_id, "MassiveDamageSaveRolled", payload)
 
     # --- hit points and dying ----------------------------------------------
     def deal_damage(
@@ -130,7 +137,7 @@ class D20Commands:
             "amount": amount,
             "source": source,
         }
-        return self.app.record(campaign_id, "DamageTaken", payload)
+        return self.record(campaign_id, "DamageTaken", payload)
 
     def heal(
         self,
@@ -150,13 +157,13 @@ class D20Commands:
             "healer": healer,
             "source": source,
         }
-        return self.app.record(campaign_id, "HealingApplied", payload)
+        return self.record(campaign_id, "HealingApplied", payload)
 
     def heal_check(
         self, campaign_id: UUID, healer: str, target: str, *, face: int | None = None, **rest: Any
     ) -> Recorded:
         payload = {"healer": healer, "target": target, "roll": self._d20(face), **rest}
-        return self.app.record(campaign_id, "HealCheckRolled", payload)
+        return self.record(campaign_id, "HealCheckRolled", payload)
 
     def stabilize(
         self,
@@ -174,14 +181,14 @@ class D20Commands:
             "encounter_id": encounter_id,
             "round": round,
         }
-        return self.app.record(campaign_id, "StabilizationRolled", payload)
+        return self.record(campaign_id, "StabilizationRolled", payload)
 
     # --- saves, abilities, rests --------------------------------------------
     def saving_throw(
         self, campaign_id: UUID, creature: str, save: str, dc: int, *, face: int | None = None, **rest: Any
     ) -> Recorded:
         payload = {"creature": creature, "save": save, "dc": dc, "roll": self._d20(face), **rest}
-        return self.app.record(campaign_id, "SavingThrowRolled", payload)
+        return self.record(campaign_id, "SavingThrowRolled", payload)
 
     def damage_ability(
         self,
@@ -200,24 +207,24 @@ class D20Commands:
             "drain": drain,
             "source": source,
         }
-        return self.app.record(campaign_id, "AbilityDamaged", payload)
+        return self.record(campaign_id, "AbilityDamaged", payload)
 
     def recover_abilities(
         self, campaign_id: UUID, creatures: list[str], kind: str, hours: int, *, clean: bool = True
     ) -> Recorded:
         payload = {"creatures": creatures, "kind": kind, "hours": hours, "clean": clean}
-        return self.app.record(campaign_id, "AbilityRecoveredByRest", payload)
+        return self.record(campaign_id, "AbilityRecoveredByRest", payload)
 
     # --- actions, death, life ----------------------------------------------
     def take_action(self, campaign_id: UUID, creature: str, action: str, **rest: Any) -> Recorded:
         """An ActionTaken (``name``, ``strenuous``, ``run``, ``moves`` in ``rest``)."""
-        return self.app.record(campaign_id, "ActionTaken", {"creature": creature, "action": action, **rest})
+        return self.record(campaign_id, "ActionTaken", {"creature": creature, "action": action, **rest})
 
     def declare_death(self, campaign_id: UUID, creature: str, cause: str) -> Recorded:
-        return self.app.record(campaign_id, "DeathDeclared", {"creature": creature, "cause": cause})
+        return self.record(campaign_id, "DeathDeclared", {"creature": creature, "cause": cause})
 
     def resurrect(
         self, campaign_id: UUID, creature: str, means: str, *, hp: int = 1, restore_abilities: bool = False
     ) -> Recorded:
         payload = {"creature": creature, "means": means, "hp": hp, "restore_abilities": restore_abilities}
-        return self.app.record(campaign_id, "Resurrected", payload)
+        return self.record(campaign_id, "Resurrected", payload)

@@ -56,7 +56,7 @@ def p_register(i: I.D20RegisterCreatureInput, look: Look) -> Plan:
 def p_update_sheet(i: I.D20UpdateSheetInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
     payload = {"creature_id": c, "changes": json_arg(i.changes, "changes"), "reason": i.reason}
-    return one("SheetUpdated", payload, characters=[c])
+    return one("SheetUpdated", payload, ACTORS, {c}, [c])
 
 
 def _attack(

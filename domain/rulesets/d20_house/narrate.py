@@ -108,6 +108,14 @@ class D20Narrator(Narrator):
         tail = self.hp(o) if o and o.get("hp_before") != o.get("hp_after") else ""
         return f"{self.name(p['creature_id'], s)}'s sheet changes: {changes}{why}{tail}."
 
+    # ------------------------------------------------------------ encounters
+    def _InitiativeRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        """DH-3: d20 + Agility modifier + initiative modifiers (the bonus signed)."""
+        if not o or "bonus" not in o or p.get("group"):
+            return super()._InitiativeRolled(p, o, s)
+        who, rolled = self.name(p["creature"], s), self.roll(p["roll"])
+        return f"{who} rolls initiative: {rolled} {_signed(o['bonus'])} = {o['score']}."
+
     # ------------------------------------------------------------ hit points
     def _DamageTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["target"], s)
