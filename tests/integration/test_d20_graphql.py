@@ -377,6 +377,68 @@ def test_attacks_of_opportunity_one_per_round_and_saves_with_natural_results(t: 
     assert climb["characters"][0]["hitPoints"]["current"] == -1
 
 
+def test_an_encounter_flat_footed_then_a_stabilisation_roll_after_the_round_that_a_revocation_orphans(
+    t: Table,
+) -> None:
+    """DH-2 (flat-footed until the first turn), DH-3 (initiative), ruling 26 / B-DH-3 (the d%
+    roll right after the last turn of the round, before the next can start), through the core
+    encounter mutations; revoking the damage that made the gnoll dying orphans its roll."""
+    enc = gid("Encounter", t.cid, "ford")
+    t.do("startEncounter", encounterId="ford", name="The ford", participantIds=[t.ch("gnoll"), t.ch("kara")])
+    # gnoll 15 + 0 = 15, Kara 10 + 1 = 11
+    t.do("rollInitiative", encounterId=enc, characterId=t.ch("gnoll"), roll=d20(15))
+    t.do("rollInitiative", encounterId=enc, characterId=t.ch("kara"), roll=d20(10))
+    kara = t.who("kara")
+    assert (kara["flatFooted"], kara["armorClass"]["ac"]) == (True, 15)
+    t.do("startTurn", encounterId=enc)
+    # 11 + 2 + 2 = 15 vs her flat-footed AC 15 (16 with Agility): a hit
+    a = t.attack("gnoll", "kara", 11, weapon=AXE)
+    assert (a["outcome"]["ac"], a["outcome"]["hit"]) == (15, True)
+    t.do("endTurn", encounterId=enc)
+    t.do("startTurn", encounterId=enc)
+    kara = t.who("kara")
+    assert (kara["flatFooted"], kara["armorClass"]["ac"]) == (False, 16)
+    # Kara's full attack: 15 + 6 + 3 + 1 = 25, 1d8 (7) + 4 = 11: the gnoll 11 -> 0 (disabled);
+    # then +1: 12 + 1 + 3 + 1 = 17 vs 13, 1d8 (4) + 4 = 8: -8, dying (S 12, B 1).
+    a1 = t.attack("kara", "gnoll", 15, weapon=SWORD, fullAttack=True)
+    t.damage(a1["position"], "1d8", 7)
+    a2 = t.attack("kara", "gnoll", 12, weapon=SWORD, iterative=1)
+    blow = t.damage(a2["position"], "1d8", 4)["position"]
+    assert t.who("gnoll")["lifeState"] == "DYING"
+    early = t.try_("d20Stabilize", characterId=t.ch("gnoll"), roll=pct(37))
+    assert [(e["code"], e["field"]) for e in early["userErrors"]] == [("STABILIZATION_NOT_DUE", "round")]
+    ended = t.do("endTurn", encounterId=enc)["facts"][-1]
+    assert ended["outcome"]["stabilization_owed"] == ["gnoll"]
+    waiting = t.try_("startTurn", encounterId=enc)
+    assert [e["code"] for e in waiting["userErrors"]] == ["ROLLS_PENDING"]
+    q = (
+        "query($id: ID!) { encounter(id: $id) { state round turnOfCreatureId order "
+        "initiativeOrder { name } participants { name } effects { effectId } raw } }"
+    )
+    seen = t.g.ok(q, {"id": enc}, t.gm)["encounter"]
+    assert (seen["state"], seen["round"], seen["turnOfCreatureId"], seen["order"]) == (
+        "running",
+        1,
+        None,
+        ["gnoll", "kara"],
+    )
+    assert seen["raw"]["stabilization_owed"] == ["gnoll"]
+    assert [(r["type"], r["dice"]) for r in seen["raw"]["pending_rolls"]] == [("StabilizationRolled", "d%")]
+    # d% 37 > 12: -9 (the round defaults to the encounter's)
+    roll = t.do("d20Stabilize", characterId=t.ch("gnoll"), roll=pct(37))["facts"][0]
+    assert (roll["payload"]["encounter_id"], roll["payload"]["round"], roll["outcome"]["hp_after"]) == (
+        "ford",
+        1,
+        -9,
+    )
+    started = t.do("startTurn", encounterId=enc)["facts"][0]
+    assert (started["outcome"]["round_now"], started["outcome"]["turn_of"]) == (2, "gnoll")
+    t.do("revokeFact", position=blow, reason="Kara's second swing hit the gnoll's shield")
+    assert "not dying" in t.orphans()[roll["position"]]
+    gnoll = t.who("gnoll")
+    assert (gnoll["hitPoints"]["current"], gnoll["lifeState"]) == (0, "DISABLED")
+
+
 def test_a_stellar_winds_mutation_is_refused_on_a_d20_campaign_and_the_reverse(t: Table) -> None:
     before = t.position()
     out = t.g.mutate("dealDamage", {"campaignId": t.campaign, "characterId": t.ch("kara"), "amount": 5}, t.gm)
