@@ -20,10 +20,15 @@ class CreatureKind(enum.Enum):
     NPC = "npc"
 
 
-@strawberry.enum
+@strawberry.enum(
+    description="The life states every game system speaks (domain.rulesets.LIFE_STATES); a system's "
+    "finer states are its own fields."
+)
 class LifeState(enum.Enum):
     ACTIVE = "active"
+    DISABLED = "disabled"  # conscious but barely able to act (d20: 0 to -B hit points)
     KNOCKED_OUT = "knocked_out"
+    UNCONSCIOUS = "unconscious"
     DYING = "dying"
     STABILIZED = "stabilized"
     DEAD = "dead"

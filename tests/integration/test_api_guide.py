@@ -20,8 +20,14 @@ from tests.graphql_helpers import GQL
 REPO = Path(__file__).resolve().parents[2]
 
 
-def operations() -> dict[str, str]:
+D20_SECTION = "## 9. Another game system: the d20 house rules"
+
+
+def operations(section: str | None = None) -> dict[str, str]:
+    """The guide's operations by name (only those after the heading ``section`` when given)."""
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    if section is not None:
+        text = text.split(section, 1)[1]
     ops: dict[str, str] = {}
     for block in re.findall(r"```graphql\n(.*?)```", text, re.S):
         for op in re.split(r"\n(?=(?:query|mutation|subscription) )", block.strip()):
@@ -121,5 +127,37 @@ def test_the_guide_session_plays_through() -> None:
         run("Undo", gm, campaign=campaign, position=at)
         assert run("Sheet", gm, traze=goblin)["character"]["hitPoints"]["current"] == 30
         # Every query and mutation the guide shows was played (its subscription has its own e2e
-        # tests over a real WebSocket: tests/e2e/test_graphql.py).
-        assert ran == {name for name, op in ops.items() if not op.startswith("subscription")}
+        # tests over a real WebSocket: tests/e2e/test_graphql.py; the d20 section is played below).
+        shown = {name for name, op in ops.items() if not op.startswith("subscription")}
+        assert ran == shown - set(operations(D20_SECTION))
+
+
+def test_the_d20_section_plays_through() -> None:
+    """RULES.md A3 numbers as the guide works them: 19 + 6 + 3 + 1 = 29 vs AC 13; 8 + 3 + 1 = 12
+    damage takes the gnoll (S 12, B 1) from 11 to -1: disabled, so no stabilisation roll."""
+    ops = operations(D20_SECTION)
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        ran: set[str] = set()
+
+        def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            ran.add(name)
+            return g.ok(ops[name], variables, token)
+
+        created = run("CreateFord")["createCampaign"]
+        gm, campaign = created["gmToken"], created["campaign"]["id"]
+        assert created["campaign"]["ruleset"] == "d20"
+        kara = run("RegisterKara", gm, campaign=campaign)["d20RegisterCreature"]["character"]
+        assert (kara["effectiveStamina"], kara["staminaBonus"]) == (16, 3)
+        assert kara["armorClass"] == {"ac": 16, "touch": 11, "flatFooted": 15}
+        assert kara["thresholds"] == {"disabledTo": -3, "dyingFrom": -4, "deadBelow": -16}
+        gnoll = run("RegisterGnoll", gm, campaign=campaign)["d20RegisterCreature"]["character"]["id"]
+        swing = run("Swing", gm, campaign=campaign, kara=kara["id"], gnoll=gnoll)["d20Attack"]["facts"][0]
+        assert (swing["outcome"]["attack_total"], swing["outcome"]["ac"]) == (29, 13)
+        wound = run("Wound", gm, campaign=campaign, attack=swing["position"])["d20RollDamage"]
+        hurt = {c["name"]: c for c in wound["characters"]}["Gnoll"]
+        assert (hurt["hitPoints"]["current"], hurt["lifeState"], hurt["band"]) == (-1, "DISABLED", "DISABLED")
+        refused = run("Bleed", gm, campaign=campaign, gnoll=gnoll)["d20Stabilize"]["userErrors"]
+        assert refused == shown_answer("mutation Bleed")
+        assert ran == set(ops)

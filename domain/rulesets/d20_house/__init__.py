@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.core.catalogue import copy_json
+from domain.core import encounters as core_encounters
+from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.d20_house import attacks, hooks, rules
@@ -20,6 +21,7 @@ from domain.rulesets.d20_house.actions import allowance
 from domain.rulesets.d20_house.attacks import armor_class
 from domain.rulesets.d20_house.facts import CATALOGUE
 from domain.rulesets.d20_house.flags import DEFAULTS, FLAGS, validate_flag
+from domain.rulesets.d20_house.narrate import D20Narrator
 from domain.rulesets.d20_house.state import Creature, D20State
 from domain.rulesets.d20_house.tables import ABILITIES, SAVES
 
@@ -59,6 +61,10 @@ ERROR_CODES: dict[str, str] = {
     ),
     "REST_NOT_CLEAN": "Ability scores return only after a rest without spells, skills or combat (DH-14).",
     "REST_TOO_SHORT": "Ability scores return after at least 4 hours of sleep or 8 hours of rest (DH-14).",
+    "STABILIZATION_NOT_DUE": (
+        "In a running encounter a stabilisation roll is made right after the last turn of the round, "
+        "for that round (ruling 26)."
+    ),
     "STABILIZATION_ROLLED": "The dying creature already rolled its stabilisation for that round (ruling 26).",
     "STILL_DEAD": (
         "The resurrection would leave the creature dead (Stamina 0, or HP below -Stamina): "
@@ -76,12 +82,15 @@ class D20House:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
-    hooks = hooks.HOOKS
-    """The encounter hooks the core engine calls (see :mod:`domain.rulesets.d20_house.hooks`)."""
+    encounter_rules = hooks.RULES
+    """Its hooks into the core encounter engine (see :mod:`domain.rulesets.d20_house.hooks`)."""
 
     @property
     def fact_types(self) -> frozenset[str]:
         return frozenset(HANDLERS)
+
+    def narrator(self, markup: Markup) -> D20Narrator:
+        return D20Narrator(markup)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return [{"name": n, "default": f.default, "ref": f.ref, "doc": f.doc} for n, f in FLAGS.items()]
@@ -95,26 +104,16 @@ class D20House:
     def apply(self, state: D20State, fact_type: str, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
         handler = HANDLERS.get(fact_type)
         if handler is None:
-            raise InvalidInput(
-                f"{self.title} does not fold {fact_type} (encounters come with the core encounter engine)",
-                field="type",
-            )
+            raise InvalidInput(f"{self.title} does not know the fact {fact_type}", field="type")
         state.fact_seq, state.fact_effects = ctx.seq, 0
         result: dict[str, Any] = handler(state, payload, ctx)
         return result
 
     def pending_rolls(self, state: D20State) -> list[tuple[str, dict[str, Any]]]:
-        """Rolls owed now (without their dice): each massive-damage save a creature owes
-        (B-DH-1). The stabilisation rolls owed between rounds are
-        :func:`~domain.rulesets.d20_house.hooks.owed_between_rounds`."""
-        owed = []
-        for cid in sorted(state.creatures):
-            for s in state.creatures[cid].massive_saves:
-                owed.append(("MassiveDamageSaveRolled", {"creature": cid, "attack": s["attack"]}))
-        return owed
-
-    def owed_between_rounds(self, state: D20State, encounter: Any) -> list[tuple[str, dict[str, Any]]]:
-        return hooks.owed_between_rounds(state, encounter)
+        """Rolls owed now (without their dice): each massive-damage save a creature owes (B-DH-1)
+        and, right after the last turn of a round, each dying creature's stabilisation roll
+        (ruling 26)."""
+        return hooks.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
     def creature_view(self, state: D20State, creature_id: str) -> dict[str, Any]:
@@ -162,21 +161,21 @@ class D20House:
             "aoo_used": c.aoo_used,
             "aoo_allowed": c.aoo_per_round,
             "actions_allowed": allowance(c),
-            "turn": copy_json(c.turn),
             "massive_damage_saves_owed": [dict(s) for s in c.massive_saves],
         }
 
     def encounter_view(self, state: D20State, encounter_id: str) -> dict[str, Any]:
+        """The core engine's view, plus who is flat-footed and who owes a stabilisation roll."""
         e = state.encounters[encounter_id]
-        participants = [cid for cid in getattr(e, "participants", ()) if cid in state.creatures]
-        return {
-            "id": encounter_id,
-            "state": getattr(e, "state", None),
-            "round": getattr(e, "round", None),
-            "participants": participants,
-            "flat_footed": [cid for cid in participants if state.creatures[cid].flat_footed],
-            "stabilization_owed": [p["creature"] for _, p in hooks.owed_between_rounds(state, e)],
-        }
+        out = core_encounters.view(state, e, hooks.RULES)
+        out["flat_footed"] = [
+            c for c in e.participants if c in state.creatures and state.creatures[c].flat_footed
+        ]
+        running = e.state == core_encounters.RUNNING and hooks.round_is_over(state, e)
+        out["stabilization_owed"] = (
+            [p["creature"] for _, p in hooks.stabilization_owed(state, e)] if running else []
+        )
+        return out
 
     def campaign_view(self, state: D20State) -> dict[str, Any]:
         return {

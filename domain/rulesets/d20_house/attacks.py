@@ -19,12 +19,14 @@ An attack of opportunity is an ``AttackRolled`` with ``opportunity``: at most on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from domain import dice
+from domain.core import encounters as core
 from domain.core.rules import declared_modifiers, owned, peek, require
 from domain.errors import InvalidInput, RuleViolation
-from domain.rulesets.d20_house import actions, life
+from domain.rulesets.d20_house import actions, hooks, life
 from domain.rulesets.d20_house.rules import alive, conscious, override, save_result, strenuous_cost
 from domain.rulesets.d20_house.state import Creature, D20State, die
 from domain.rulesets.d20_house.tables import (
@@ -119,9 +121,9 @@ def attack_rolled(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
             ctx,
             "attacker",
         )
-        turn = a.turn
+        spent = Spent(None, None, None, {})
     else:
-        turn = _spend_attack(a, p, full, ctx)
+        spent = _spend_attack(state, a, p, full, ctx)
     hand = "off_hand" if p["two_weapon"] == "off" else weapon["grip"]
     parts = _attack_parts(a, p, kind, ctx)
     roll = p["roll"]
@@ -136,7 +138,7 @@ def attack_rolled(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     threat = bool(threat) and bool(hit)
     # every precondition holds: apply
     a = owned(state, a.id, "attacker")
-    a.turn = turn
+    spent.commit(a.id)
     if p["opportunity"]:
         a.aoo_used += 1
     out: dict[str, Any] = {
@@ -153,6 +155,7 @@ def attack_rolled(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
         "hit": bool(hit),
         "threat": threat,
         "opportunity": p["opportunity"],
+        **({"action": spent.action, **spent.note} if spent.action else {}),
         "overridden": sorted(k for k, v in (("hit", hit_overridden), ("threat", threat_overridden)) if v),
     }
     if hit:
@@ -172,23 +175,55 @@ def attack_rolled(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     return out
 
 
-def _spend_attack(a: Creature, p: dict[str, Any], full: bool, ctx: Any) -> dict[str, Any] | None:
+@dataclass
+class Spent:
+    """What an attack uses in a running encounter: the action the engine counts (None: none,
+    e.g. a later attack of a full attack), the turn's d20 record to store, the engine's note."""
+
+    enc: core.Encounter | None
+    action: str | None
+    record: dict[str, Any] | None
+    note: dict[str, Any]
+
+    def commit(self, cid: str) -> None:
+        """Count it (after every check of the fact passed)."""
+        if self.enc is None:
+            return
+        if self.action is not None:
+            core.commit_action(self.enc, hooks.RULES, cid, self.action)
+        if self.record is not None:
+            self.enc.turn_log["d20"] = self.record
+
+
+def _spend_attack(state: D20State, a: Creature, p: dict[str, Any], full: bool, ctx: Any) -> Spent:
     """DH-4 / DH-8: one attack is a standard action; iterative and two-weapon attacks need a
-    full attack (a full-round action), each iterative and the off hand once."""
+    full attack (a full-round action, so no movement but a 5-foot step), each iterative and the
+    off hand once. Outside a running encounter only what no round allows is refused."""
+    kind = "full_round" if full else "standard"
+    core.before_turns(state, hooks.RULES, a.id, kind, ctx, gm_exception=False)
+    enc = core.running_for(state, a.id)
+    if enc is None:
+        actions.check_possible(a, kind, ctx)
+        return Spent(None, None, None, {})
     if not full:
-        return actions.spend(a, "standard", False, ctx)
-    actions.check_possible(a, "full_round", ctx)
-    turn = a.turn
-    if turn is None:
-        return None
-    fa = turn.get("full_attack")
+        return Spent(enc, "standard", None, core.check_action(state, enc, hooks.RULES, a.id, "standard", ctx))
+    rec = actions.turn_record(enc) if enc.current == a.id else None
+    fa = rec["full_attack"] if rec is not None else None
+    action: str | None = None
+    note: dict[str, Any] = {}
     if fa is None:
-        turn = actions.spend(a, "full_round", False, ctx)
-        assert turn is not None
-        fa = {"iteratives": [], "off_hand": False}
-    key = "off_hand" if p["two_weapon"] == "off" else "iteratives"
-    if key == "off_hand":
-        require(not fa["off_hand"], f"{a.name} already attacked with its off hand", "ALREADY_ACTED", ctx)
+        note = core.check_action(state, enc, hooks.RULES, a.id, "full_round", ctx)
+        action, fa = "full_round", {"iteratives": [], "off_hand": False}
+        rec = actions.turn_record(enc)
+    assert rec is not None
+    if p["two_weapon"] == "off":
+        require(
+            not fa["off_hand"],
+            f"{a.name} already attacked with its off hand",
+            "ALREADY_ACTED",
+            ctx,
+            "two_weapon",
+        )
         fa = {**fa, "off_hand": True}
     else:
         require(
@@ -199,7 +234,7 @@ def _spend_attack(a: Creature, p: dict[str, Any], full: bool, ctx: Any) -> dict[
             "iterative",
         )
         fa = {**fa, "iteratives": [*fa["iteratives"], p["iterative"]]}
-    return {**turn, "full_attack": fa}
+    return Spent(enc, action, {**rec, "full_attack": fa}, note)
 
 
 def _attack_parts(a: Creature, p: dict[str, Any], kind: str, ctx: Any) -> list[dict[str, Any]]:

@@ -145,7 +145,8 @@ FLAGS: dict[str, Flag] = {
         "modifier_then_roll_off",
         "DH-3 / B-DH-10",
         "Tied initiative: the higher initiative modifier goes first; equal modifiers roll off "
-        "(a recorded InitiativeTieBroken). Read by the core encounter engine.",
+        "(a recorded InitiativeTieBroken): the rank the ruleset gives the core encounter engine is "
+        "[score, modifier].",
         _choice("modifier_then_roll_off"),
     ),
 }

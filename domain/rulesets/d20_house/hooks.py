@@ -1,142 +1,180 @@
-"""The d20 house rules' part of encounter sequencing, shaped for the core encounter engine's
-hooks (SEAM.md "Coming"): the engine owns initiative order, the surprise round, turns and
-rounds; at each boundary it calls these functions, which change only this ruleset's
-creature state (through ``state.own``) and report what they did.
+"""The d20 house rules' part of encounter sequencing: the hooks of the core encounter engine.
 
-Hooks take ``(state, encounter, creature_id, ctx)`` for a turn boundary and
-``(state, encounter, ctx)`` for an encounter or round boundary. ``encounter`` is the
-engine's encounter object; the hooks read only ``id``, ``participants``, ``round`` and
-``surprise_round`` from it (read with defaults, so any encounter shape with those works).
+The engine (``domain/core/encounters.py``) owns encounters, initiative order, the surprise
+round, turn boundaries as facts, delay / ready, the action economy and skipping the dead
+(ruling 20). :class:`D20Encounters` tells it what differs in this system:
 
-* :func:`initiative_bonus` (DH-3): Agility modifier + initiative modifiers.
-* :func:`on_encounter_started` (DH-2): every participant flat-footed until its first turn.
-* :func:`on_round_started` (B-DH-14 with ``dh.aoo_reset = round_start``).
-* :func:`on_turn_started` (DH-2, B-DH-14, B-DH-11, DH-4): no longer flat-footed; the count of
-  attacks of opportunity starts again; running ends; the turn's action record opens (one
-  standard or move action in the surprise round).
-* :func:`on_turn_ended`: the turn's action record closes.
-* :func:`owed_between_rounds` (ruling 26, DH-12, B-DH-3): right after the last turn of a round,
-  one ``StabilizationRolled`` (without its d%) for each participant dying and not stable
-  at that moment.
-* :func:`on_encounter_ended`: nobody is flat-footed or in a turn any more.
-* :func:`action_sets` (DH-4, DH-11, B-DH-11): the action sets the creature's round allows.
+* :meth:`~D20Encounters.initiative_entry` (DH-3, B-DH-10): d20 + Agility modifier + initiative
+  modifiers; equal scores go by the higher modifier (``rank = [score, bonus]``), equal
+  modifiers roll off (a recorded ``InitiativeTieBroken``).
+* the action table (``tables.D20_ACTIONS``: DH-4 budgets, B-DH-11 the surprise round's one
+  standard or move action) and the condition limits (DH-11 disabled, DH-12 dying:
+  ``tables.ACTION_LIMITS``).
+* :meth:`~D20Encounters.encounter_started` (DH-2): every participant flat-footed until its
+  first turn.
+* :meth:`~D20Encounters.round_started` (B-DH-14 with ``dh.aoo_reset = round_start``).
+* :meth:`~D20Encounters.turn_started` (DH-2, B-DH-14, DH-4): no longer flat-footed; its count
+  of attacks of opportunity starts again; running ends.
+* :meth:`~D20Encounters.rolls_owed_between_rounds` (ruling 26, DH-12, B-DH-3): right after the
+  last turn of a round, one ``StabilizationRolled`` (d%) for each participant dying and not
+  stable at that moment that has not rolled for this round; the next round cannot start
+  before (``ROLLS_PENDING``). Also every massive-damage save owed (B-DH-1), which a turn owes
+  before it ends too (:meth:`~D20Encounters.rolls_owed_at_turn_end`).
+* :meth:`~D20Encounters.encounter_ended`: nobody is flat-footed any more.
+
+Each hook changes only this ruleset's creatures, through ``state.own``, and reports what it
+did (merged into the turn fact's outcome; the narrator tells it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from domain import dice
+from domain.core import encounters as core
+from domain.core.encounters import ActionLimit, Encounter
+from domain.errors import InvalidInput
 from domain.rulesets.d20_house import actions
 from domain.rulesets.d20_house.state import Creature, D20State
-from domain.rulesets.d20_house.tables import ACTION_SETS
+from domain.rulesets.d20_house.tables import ACTION_LIMITS, D20_ACTIONS
 
 
-def _participants(state: D20State, encounter: Any) -> list[str]:
-    return [cid for cid in getattr(encounter, "participants", ()) if cid in state.creatures]
+def _alive_participants(state: D20State, enc: Encounter) -> list[str]:
+    return [
+        cid for cid in enc.participants if cid in state.creatures and state.creatures[cid].dead_by is None
+    ]
 
 
-def initiative_bonus(state: D20State, creature_id: str) -> int:
-    """DH-3: d20 + Agility modifier + initiative modifiers (effective Agility: damage counts)."""
-    return state.creatures[creature_id].initiative_bonus()
-
-
-def on_encounter_started(state: D20State, encounter: Any, ctx: Any = None) -> dict[str, Any]:
-    """DH-2: all characters are flat-footed until their first turns."""
-    flat = []
-    for cid in _participants(state, encounter):
-        c: Creature = state.own(cid)
-        c.flat_footed, c.aoo_used, c.turn, c.running = c.dead_by is None, 0, None, False
-        if c.flat_footed:
-            flat.append(cid)
-    return {"flat_footed": flat}
-
-
-def on_round_started(state: D20State, encounter: Any, ctx: Any = None) -> dict[str, Any]:
-    """B-DH-14 when a table counts attacks of opportunity per round from the round's start."""
-    if state.flags["dh.aoo_reset"] != "round_start":
-        return {}
-    reset = []
-    for cid in _participants(state, encounter):
-        if state.creatures[cid].aoo_used:
-            state.own(cid).aoo_used = 0
-            reset.append(cid)
-    return {"aoo_reset": reset}
-
-
-def on_turn_started(state: D20State, encounter: Any, creature_id: str, ctx: Any = None) -> dict[str, Any]:
-    """DH-2: flat-footed ends at the creature's first turn; B-DH-14: its count of attacks of
-    opportunity starts again (``dh.aoo_reset``); DH-4: running ends; B-DH-11: in the surprise
-    round the turn allows one standard or one move action."""
-    c: Creature = state.own(creature_id)
-    was_flat = c.flat_footed
-    c.flat_footed = False
-    if state.flags["dh.aoo_reset"] == "own_turn_start":
-        c.aoo_used = 0
-    c.running = False
-    surprise = bool(getattr(encounter, "surprise_round", False))
-    c.turn = {
-        "round": getattr(encounter, "round", 0),
-        "surprise": surprise,
-        "used": {},
-        "moved": False,
-        "stepped": False,
-        "full_attack": None,
-    }
-    return {
-        "creature": creature_id,
-        "no_longer_flat_footed": was_flat,
-        "actions": actions.allowance(c),
-        "surprise_round": surprise,
-    }
-
-
-def on_turn_ended(state: D20State, encounter: Any, creature_id: str, ctx: Any = None) -> dict[str, Any]:
-    c: Creature = state.own(creature_id)
-    used = dict(c.turn["used"]) if c.turn else {}
-    c.turn = None
-    return {"creature": creature_id, "actions_used": used}
-
-
-def owed_between_rounds(state: D20State, encounter: Any) -> list[tuple[str, dict[str, Any]]]:
-    """Ruling 26: the stabilisation rolls owed right after the last turn of the round, one for
-    each participant dying (and not stable) at that moment, including one that began dying
-    this round. Facts without their dice: the table adds each d% face."""
-    eid = getattr(encounter, "id", None)
-    rnd = getattr(encounter, "round", None)
-    owed = []
-    for cid in _participants(state, encounter):
-        c = state.creatures[cid]
-        if c.band == "dying" and not c.stable:
-            owed.append(("StabilizationRolled", {"creature": cid, "encounter_id": eid, "round": rnd}))
+def massive_saves_owed(state: D20State) -> list[core.Owed]:
+    """B-DH-1: every massive-damage save a creature owes now (rolled at once, before the turn
+    ends)."""
+    owed: list[core.Owed] = []
+    for cid in sorted(state.creatures):
+        for s in state.creatures[cid].massive_saves:
+            owed.append(("MassiveDamageSaveRolled", {"creature": cid, "attack": s["attack"]}))
     return owed
 
 
-def on_encounter_ended(state: D20State, encounter: Any, ctx: Any = None) -> dict[str, Any]:
-    for cid in _participants(state, encounter):
+def stabilization_owed(state: D20State, enc: Encounter) -> list[core.Owed]:
+    """Ruling 26: one roll for each participant dying (and not stable) right after the last turn
+    of the round, including one that began dying this round, unless it already rolled for it."""
+    owed: list[core.Owed] = []
+    for cid in enc.participants:
+        c = state.creatures.get(cid)
+        if c is None or c.band != "dying" or c.stable or c.last_stabilization == [enc.id, enc.round]:
+            continue
+        owed.append(("StabilizationRolled", {"creature": cid, "encounter_id": enc.id, "round": enc.round}))
+    return owed
+
+
+def round_is_over(state: D20State, enc: Encounter) -> bool:
+    """Between the last turn of a round and the first of the next (the moment of ruling 26)."""
+    return enc.state == core.RUNNING and enc.current is None and core.peek(state, enc, RULES)[1]
+
+
+class D20Encounters(core.Rules):
+    """The hooks the d20 house rules give the core encounter engine."""
+
+    actions = D20_ACTIONS
+    reroll_each_round = False
+    owed_rolls = {
+        "StabilizationRolled": ("stabilisation roll", "d%"),
+        "MassiveDamageSaveRolled": ("massive-damage save", "1d20"),
+    }
+    skip_texts = {"dead": "dead (ruling 20)", "surprised": "surprised: no turn in the surprise round (DH-1)"}
+
+    def initiative_entry(
+        self, state: Any, enc: Encounter, creatures: list[str], payload: dict[str, Any], ctx: Any
+    ) -> dict[str, Any]:
+        """DH-3 / B-DH-10: the roll holds the d20 (and any situational modifier); the sheet's
+        bonus (Agility modifier + initiative modifiers) is added here. A group uses its first
+        creature's bonus."""
+        roll = payload["roll"]
+        natural = dice.natural(roll)
+        if natural is None:
+            raise InvalidInput("an initiative roll is a single d20 (plus modifiers)", field="roll")
+        bonus = state.creatures[creatures[0]].initiative_bonus()
+        score = dice.roll_total(roll) + bonus
+        return {"score": score, "bonus": bonus, "natural": natural, "rank": [score, bonus]}
+
+    def is_dead(self, state: Any, cid: str) -> bool:
+        return state.creatures[cid].dead_by is not None
+
+    def action_limit(self, state: Any, enc: Encounter | None, cid: str) -> tuple[ActionLimit, str | None]:
+        """DH-11 / DH-12: what its conditions allow (the surprise round is the table's)."""
         c: Creature = state.creatures[cid]
-        if c.flat_footed or c.turn is not None or c.running or c.aoo_used:
-            c = state.own(cid)
-            c.flat_footed, c.turn, c.running, c.aoo_used = False, None, False, 0
-    return {}
+        limit = actions.allowance(c)
+        return ACTION_LIMITS[limit], (c.life if limit != "all" else None)
+
+    def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[core.Owed]:
+        return massive_saves_owed(state)
+
+    def rolls_owed_between_rounds(self, state: Any, enc: Encounter) -> list[core.Owed]:
+        return massive_saves_owed(state) + stabilization_owed(state, enc)
+
+    def encounter_started(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
+        """DH-2: all characters are flat-footed until their first turns."""
+        flat = []
+        for cid in _alive_participants(state, enc):
+            c: Creature = state.own(cid)
+            c.flat_footed, c.aoo_used, c.running = True, 0, False
+            flat.append(cid)
+        return {"flat_footed": flat}
+
+    def round_started(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
+        """B-DH-14 when a table counts attacks of opportunity from each round's start."""
+        if state.flags["dh.aoo_reset"] != "round_start":
+            return {}
+        reset = []
+        for cid in enc.participants:
+            if cid in state.creatures and state.creatures[cid].aoo_used:
+                state.own(cid).aoo_used = 0
+                reset.append(cid)
+        return {"aoo_reset": reset} if reset else {}
+
+    def turn_started(self, state: Any, enc: Encounter, cid: str, ctx: Any) -> dict[str, Any]:
+        """DH-2: flat-footed ends at the creature's first turn; B-DH-14: its count of attacks of
+        opportunity starts again (``dh.aoo_reset``); DH-4: running ends."""
+        c: Creature = state.creatures[cid]
+        reset = state.flags["dh.aoo_reset"] == "own_turn_start" and c.aoo_used > 0
+        if not (c.flat_footed or c.running or reset):
+            return {"surprise_round": True} if enc.round == 0 else {}
+        c = state.own(cid)
+        out: dict[str, Any] = {}
+        if c.flat_footed:
+            c.flat_footed = False
+            out["no_longer_flat_footed"] = True
+        if reset:
+            c.aoo_used = 0
+        c.running = False
+        if enc.round == 0:
+            out["surprise_round"] = True
+        return out
+
+    def turn_ended(self, state: Any, enc: Encounter, cid: str, ctx: Any) -> dict[str, Any]:
+        """Ruling 26: when this was the round's last turn, the stabilisation rolls it now owes."""
+        after = enc.clone()  # the moment right after this turn (the engine sets it once we return)
+        after.phase = core.BETWEEN
+        wraps = core.peek(state, after, self)[1]
+        owed = stabilization_owed(state, enc) if wraps else []
+        return {"stabilization_owed": [p["creature"] for _, p in owed]} if owed else {}
+
+    def encounter_ended(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
+        """Nobody is flat-footed or running once the encounter is over."""
+        for cid in enc.participants:
+            c = state.creatures.get(cid)
+            if c is not None and (c.flat_footed or c.running or c.aoo_used):
+                c = state.own(cid)
+                c.flat_footed, c.running, c.aoo_used = False, False, 0
+        return {}
 
 
-def action_sets(state: D20State, encounter: Any, creature_id: str) -> tuple[dict[str, int], ...]:
-    """DH-4 / DH-11 / DH-12 / B-DH-11: the action sets this creature's round may use
-    (free actions are never counted; a 5-foot step goes with any set when it did not move)."""
-    c = state.creatures[creature_id]
-    limit = actions.allowance(c)
-    if bool(getattr(encounter, "surprise_round", False)) and limit == "all":
-        limit = "one"
-    return ACTION_SETS[limit]
+RULES = D20Encounters()
+"""The d20 hooks of the core encounter engine."""
 
 
-HOOKS = {
-    "initiative_bonus": initiative_bonus,
-    "on_encounter_started": on_encounter_started,
-    "on_round_started": on_round_started,
-    "on_turn_started": on_turn_started,
-    "on_turn_ended": on_turn_ended,
-    "owed_between_rounds": owed_between_rounds,
-    "on_encounter_ended": on_encounter_ended,
-    "action_sets": action_sets,
-}
+def pending_rolls(state: D20State) -> list[core.Owed]:
+    """What the table owes now: in a running encounter the engine's answer (massive-damage saves
+    before a turn ends; between rounds those and the stabilisation rolls); otherwise any
+    massive-damage save owed."""
+    return core.pending_rolls(state, RULES) or massive_saves_owed(state)

@@ -16,17 +16,19 @@ from domain.rulesets.d20_house.state import Creature, settle
 
 
 def snapshot(c: Creature) -> dict[str, Any]:
-    return {"hp": c.hp, "band": c.band, "stable": c.stable, "S": c.S, "B": c.B}
+    return {"hp": c.hp, "band": c.band, "life": c.life, "stable": c.stable, "S": c.S, "B": c.B}
 
 
 def report(before: dict[str, Any], c: Creature) -> dict[str, Any]:
-    """``hp_before`` / ``hp_after``, ``band_before`` / ``band_after``, ``life_after``,
-    ``stable``, and ``died`` (its cause) when this change killed it."""
+    """``hp_before`` / ``hp_after``, ``band_before`` / ``band_after``, ``life_before`` /
+    ``life_after`` (the core vocabulary), ``stable``, and ``died`` (its cause) when this change
+    killed it."""
     out: dict[str, Any] = {
         "hp_before": before["hp"],
         "hp_after": c.hp,
         "band_before": before["band"],
         "band_after": c.band,
+        "life_before": before["life"],
         "life_after": c.life,
         "stable": c.stable,
     }

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain import dice
+from domain.core import encounters as core
 from domain.core.catalogue import check_field
 from domain.core.rules import declared_modifiers, owned, peek, require
 from domain.errors import InvalidInput, RuleViolation
-from domain.rulesets.d20_house import actions, life
+from domain.rulesets.d20_house import actions, hooks, life
 from domain.rulesets.d20_house.facts import SHEET
 from domain.rulesets.d20_house.state import Creature, D20State, die, new_creature, settle
 from domain.rulesets.d20_house.tables import (
@@ -37,13 +38,10 @@ def conscious(c: Creature, ctx: Any, field: str = "creature") -> None:
     require(c.conscious, f"{c.name} is not conscious ({c.life})", "NOT_CONSCIOUS", ctx, field)
 
 
-def in_running_encounter(state: D20State, c: Creature) -> bool:
+def in_combat(state: D20State, c: Creature) -> bool:
+    """Taking part in the active encounter (set up or running)."""
     enc = state.encounter
-    return (
-        enc is not None
-        and getattr(enc, "state", "running") == "running"
-        and c.id in getattr(enc, "participants", ())
-    )
+    return enc is not None and c.id in enc.participants
 
 
 def override(ctx: Any, key: str, value: Any) -> tuple[Any, bool]:
@@ -78,7 +76,7 @@ def creature_registered(state: D20State, p: dict[str, Any], ctx: Any) -> dict[st
     c.hp = c.max_hp
     c.ability_damage, c.ability_drain = {}, {}
     c.stable, c.dead_by = False, None
-    c.flat_footed, c.running, c.aoo_used, c.turn = False, False, 0, None
+    c.flat_footed, c.running, c.aoo_used = False, False, 0
     c.massive_saves, c.last_stabilization, c.effects = [], None, []
     state.creatures[cid] = c
     return {"creature": cid, "hp": c.hp, "S": c.S, "B": c.B}
@@ -155,6 +153,7 @@ def heal_check(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     total = sum(x["value"] for x in parts)
     success, overridden = override(ctx, "success", total >= dc)
     c = owned(state, c.id, "target")
+    life_before = c.life
     if success:
         c.stable = True
     return {
@@ -165,6 +164,7 @@ def heal_check(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "dc": dc,
         "success": bool(success),
         "overridden": ["success"] if overridden else [],
+        "life_before": life_before,
         "life_after": c.life,
     }
 
@@ -175,12 +175,29 @@ def stabilization(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     -S)."""
     c = peek(state, p["creature"])
     alive(c, ctx)
-    require(c.band == "dying", f"{c.name} is not dying ({c.life})", "NOT_DYING", ctx)
-    require(not c.stable, f"{c.name} is already stable: it loses no more HP", "ALREADY_STABLE", ctx)
-    when = [p["encounter_id"], p["round"]] if p["round"] is not None else None
+    require(c.band == "dying", f"{c.name} is not dying ({c.life})", "NOT_DYING", ctx, "creature")
+    require(
+        not c.stable, f"{c.name} is already stable: it loses no more HP", "ALREADY_STABLE", ctx, "creature"
+    )
+    enc = core.running_for(state, c.id)
+    when: list[Any] | None
+    if enc is not None:  # ruling 26: right after the last turn of the round, for that round
+        require(
+            hooks.round_is_over(state, enc)
+            and p["encounter_id"] in (None, enc.id)
+            and p["round"] in (None, enc.round),
+            f"{c.name}'s stabilisation roll is made right after the last turn of round {enc.round} "
+            "(ruling 26)",
+            "STABILIZATION_NOT_DUE",
+            ctx,
+            "round",
+        )
+        when = [enc.id, enc.round]
+    else:
+        when = [p["encounter_id"], p["round"]] if p["round"] is not None else None
     require(
         when is None or c.last_stabilization != when,
-        f"{c.name} already rolled its stabilisation for round {p['round']}",
+        f"{c.name} already rolled its stabilisation for round {when[1] if when else ''}",
         "STABILIZATION_ROLLED",
         ctx,
         "round",
@@ -201,7 +218,7 @@ def stabilization(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any
     }
     if success:
         c.stable = True
-        out.update({"hp_after": c.hp, "life_after": c.life, "stable": True})
+        out.update({"hp_after": c.hp, "life_before": "dying", "life_after": c.life, "stable": True})
     else:
         out.update(life.lose_hp(c, 1))
     return out
@@ -297,8 +314,8 @@ def ability_recovery(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, 
     for c in who:
         alive(c, ctx, "creatures")
         require(
-            not in_running_encounter(state, c),
-            f"{c.name} is in a running encounter: no rest in combat (DH-14)",
+            not in_combat(state, c),
+            f"{c.name} is in an encounter: no rest in combat (DH-14)",
             "ENCOUNTER_RUNNING",
             ctx,
             "creatures",
@@ -330,7 +347,7 @@ def resurrected(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """DH-14 house rule: brought back to life, a character loses no levels; the rest follows
     the spell or power (the fact's ``hp`` and ``restore_abilities``)."""
     c = peek(state, p["creature"])
-    require(c.dead_by is not None, f"{c.name} is not dead", "NOT_DEAD", ctx)
+    require(c.dead_by is not None, f"{c.name} is not dead", "NOT_DEAD", ctx, "creature")
     hp = min(p["hp"], c.max_hp)
     damage = {} if p["restore_abilities"] else c.ability_damage
     drain = {} if p["restore_abilities"] else c.ability_drain
@@ -341,6 +358,7 @@ def resurrected(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         f"{c.name} would still be dead (Stamina {s}, HP {hp}): restore its abilities or give more HP",
         "STILL_DEAD",
         ctx,
+        "hp",
     )
     c = owned(state, c.id)
     cause = c.dead_by
@@ -359,19 +377,23 @@ def resurrected(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
 # -------------------------------------------------------------------- actions
 def action_taken(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """DH-4 actions; DH-11: a disabled creature takes one standard or move action a round and
-    a strenuous one (running included) costs it 1 HP after the action (B-DH-8)."""
+    """DH-4 actions (the core engine counts them in a running encounter: ``hooks``); a 5-foot
+    step and other movement exclude each other; DH-11: a disabled creature's strenuous action
+    (running included) costs it 1 HP after the action (B-DH-8)."""
     action, run = p["action"], p["run"]
     if run and action != "full_round":
         raise InvalidInput("running is a full-round action (DH-4)", field="run")
     c = peek(state, p["creature"])
     conscious(c, ctx)
+    actions.check_possible(c, action, ctx)
     moves = p["moves"] if p["moves"] is not None else (action == "move" or run)
-    turn = actions.spend(c, action, moves, ctx)
+    enc = actions.own_turn(state, c.id)
+    record = actions.movement(c, enc, action, moves, ctx)
     c = owned(state, c.id)
-    c.turn = turn
-    if run and turn is not None:
-        c.running = True  # loses Agility to AC until its next turn (DH-4), unless the Run feat
+    if enc is not None and record is not None:
+        enc.turn_log["d20"] = record
+        if run:
+            c.running = True  # loses Agility to AC until its next turn (DH-4), unless the Run feat
     out: dict[str, Any] = {"creature": c.id, "action": action, "name": p["name"], "run": run}
     strenuous = p["strenuous"] or run
     out.update(strenuous_cost(state, c, strenuous))
@@ -411,12 +433,8 @@ def defensive_casting(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str,
     }
 
 
-def time_advanced(state: D20State, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    state.minutes += p["minutes"]
-    return {"clock": state.minutes}
-
-
 HANDLERS: dict[str, Handler] = {
+    **core.handlers(hooks.RULES),
     "CreatureRegistered": creature_registered,
     "SheetUpdated": sheet_updated,
     "DamageTaken": damage_taken,
@@ -428,7 +446,6 @@ HANDLERS: dict[str, Handler] = {
     "AbilityRecoveredByRest": ability_recovery,
     "DeathDeclared": death_declared,
     "Resurrected": resurrected,
-    "ActionTaken": action_taken,
+    "ActionTaken": core.with_action(hooks.RULES, action_taken, field="creature"),
     "DefensiveCastingRolled": defensive_casting,
-    "TimeAdvanced": time_advanced,
 }

@@ -40,7 +40,6 @@ TRACK_FIELDS = (
     "flat_footed",
     "running",
     "aoo_used",
-    "turn",
     "massive_saves",
     "last_stabilization",
 )
@@ -72,8 +71,7 @@ class Creature(CreatureBase):
     dead_by: str | None  # hp_threshold | massive_damage | stamina_zero | declared
     flat_footed: bool
     running: bool
-    aoo_used: int
-    turn: dict[str, Any] | None  # the creature's own turn in progress (encounter hooks)
+    aoo_used: int  # attacks of opportunity since its own turn started (B-DH-14)
     massive_saves: list[dict[str, int]]  # owed: {"attack", "damage", "dc"}
     last_stabilization: list[Any] | None  # [encounter_id, round] of its last stabilisation roll
     effects: list[dict[str, Any]]  # durations are ABSENT (A3.6): always empty
@@ -195,7 +193,6 @@ def die(c: Creature, cause: str) -> None:
     c.dead_by = cause
     c.stable = False
     c.running = False
-    c.turn = None
     if c.massive_saves:
         c.massive_saves = []
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.core.encounters import ActionLimit, ActionTable
+
 # A3: Stamina takes the place of Constitution, Agility of Dexterity, Spirit of Wisdom.
 ABILITIES = ("str", "stamina", "agility", "int", "spirit", "cha")
 ABILITY_NAMES = {
@@ -93,13 +95,48 @@ AC_KINDS = ("ac", "touch", "flat_footed", "flat_footed_touch")
 
 # DH-4 / B-DH-11: the action sets a round may use (each is {kind: count}); free actions are
 # not counted; a 5-foot step is allowed once with any set when the creature made no other
-# movement that round.
-ACTION_KINDS = ("standard", "move", "full_round", "free", "five_foot_step")
+# movement that round (it is "not an action": counted with the free kinds).
+ACTION_KINDS = ("standard", "move", "full_round", "free", "five_foot_step", "readied")
+TURN_ACTIONS = ("standard", "move", "full_round")
 ACTION_SETS: dict[str, tuple[dict[str, int], ...]] = {
     "all": ({"standard": 1, "move": 1}, {"move": 2}, {"full_round": 1}),  # DH-4
     "one": ({"standard": 1}, {"move": 1}),  # DH-11 disabled, B-DH-11 surprise round
     "none": (),  # DH-12 dying, unconscious, dead
 }
+
+# What each allowance means to the core encounter engine (``domain.core.encounters``).
+ACTION_LIMITS: dict[str, ActionLimit] = {
+    "all": ActionLimit(None),
+    "one": ActionLimit(
+        1,
+        kinds=("standard", "move"),
+        code="DISABLED_ONE_ACTION",
+        text="only a standard or a move action each round (DH-11)",
+    ),
+    "none": ActionLimit(0, free=False, triggered=False, code="NOT_CONSCIOUS", text="no actions (DH-12)"),
+}
+# B-DH-11: in the surprise round an aware creature takes one standard or one move action.
+SURPRISE_ROUND_LIMIT = ActionLimit(
+    1,
+    kinds=("standard", "move"),
+    code="SURPRISE_ROUND_ONE_ACTION",
+    text="in the surprise round a creature takes one standard or one move action (B-DH-11)",
+)
+
+# The d20 action table the core encounter engine reads (DH-4, B-DH-11). Attacks of opportunity
+# are counted by the ruleset itself (``aoo_per_round``: more than one with feats, DH-5); a
+# triggered readied action is taken once.
+D20_ACTIONS = ActionTable(
+    kinds=ACTION_KINDS,
+    turn_bound=TURN_ACTIONS,
+    budgets=ACTION_SETS["all"],
+    free=("free", "five_foot_step"),
+    once_per_turn={"readied": "ALREADY_ACTED"},
+    surprise_round=SURPRISE_ROUND_LIMIT,
+    ready_cost="standard",
+    readied_kind="readied",
+    budget_text="(DH-4: a standard and a move action, two move actions, or one full-round action)",
+)
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,34 @@ class D20Table:
             "DamageRolled", attack=attack, weapon=roll(expression, *faces), crit_weapon=crit, **more
         )
 
+    def act(self, who: str, action: str, **more: Any) -> Recorded:
+        return self.record("ActionTaken", creature=who, action=action, **more)
+
+    # --- encounters (the core engine) ------------------------------------------
+    def encounter(
+        self, *who: str, inits: dict[str, int], surprised: tuple[str, ...] = (), eid: str = "e1"
+    ) -> None:
+        """Start an encounter and roll every initiative (d20 faces); it is then between turns."""
+        self.record("EncounterStarted", encounter_id=eid, participants=list(who))
+        if surprised:
+            self.record("SurpriseDetermined", encounter_id=eid, surprised=list(surprised))
+        for cid, face in inits.items():
+            self.record("InitiativeRolled", encounter_id=eid, creature=cid, roll=d20(face))
+
+    def start_turn(self, who: str | None = None, eid: str = "e1") -> Recorded:
+        return self.record("TurnStarted", encounter_id=eid, creature=who)
+
+    def end_turn(self, eid: str = "e1") -> Recorded:
+        return self.record("TurnEnded", encounter_id=eid)
+
+    def turn(self, who: str, eid: str = "e1") -> Recorded:
+        """Start ``who``'s turn and end it at once (nothing done)."""
+        self.start_turn(who, eid)
+        return self.end_turn(eid)
+
+    def enc(self, eid: str = "e1") -> dict[str, Any]:
+        return self.app.view(self.cid).encounter(eid) or {}
+
     def ability_damage(self, who: str, ability: str, amount: int, drain: bool = False) -> Recorded:
         return self.record("AbilityDamaged", creature=who, ability=ability, amount=amount, drain=drain)
 
@@ -152,24 +180,6 @@ class D20Table:
 
     def store_max(self) -> int:
         return int(self.app.recorder.max_notification_id() or 0)
-
-
-class Encounter:
-    """A stand-in for the core engine's encounter object (the hooks read only these fields)."""
-
-    def __init__(
-        self, participants: list[str], *, round: int = 1, surprise_round: bool = False, eid: str = "e1"
-    ) -> None:
-        self.id = eid
-        self.participants = list(participants)
-        self.round = round
-        self.surprise_round = surprise_round
-        self.state = "running"
-
-    def clone(self) -> Encounter:
-        c = Encounter(self.participants, round=self.round, surprise_round=self.surprise_round, eid=self.id)
-        c.state = self.state
-        return c
 
 
 def apply(state: Any, fact_type: str, ctx: Ctx | None = None, **payload: Any) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Laws of the d20 fold on generated campaigns (hypothesis).
 
 A campaign is 2-3 creatures with small HP and any Stamina, then a random sequence of damage,
-healing, stabilisation rolls, Heal checks, ability damage, rests, strenuous actions and
-attacks (with their confirmation and damage). Refused commands are dropped (and store
+healing, stabilisation rolls, Heal checks, ability damage, rests, strenuous actions,
+attacks (with their confirmation and damage), and an encounter with its turns (the core
+engine with the d20 hooks: flat-footed, actions counted, stabilisation rolls owed between
+rounds). Refused commands are dropped (and store
 nothing). Laws:
 
 * the life bands follow DH-10 from HP, S and B at every step, death latches (DH-13,
@@ -52,8 +54,12 @@ def commands(n: int) -> st.SearchStrategy[list[tuple[Any, ...]]]:
             st.tuples(st.just("rest"), who),
             st.tuples(st.just("strenuous"), who),
             st.tuples(st.just("attack"), who, who, st.integers(1, 20), st.integers(1, 20), st.integers(1, 8)),
+            st.tuples(
+                st.just("encounter"), st.lists(st.integers(1, 20), min_size=n, max_size=n, unique=True)
+            ),
+            st.tuples(st.just("turn"), st.integers(1, 6)),
         ),
-        max_size=30,
+        max_size=40,
     )
 
 
@@ -79,6 +85,24 @@ def play(t: D20Table, n: int, cmds: list[tuple[Any, ...]], check: Any = None) ->
                 rec = t.record(
                     "AbilityRecoveredByRest", creatures=[ids[cmd[1]]], kind="sleep", hours=4, clean=True
                 )
+            elif kind == "encounter":  # every creature rolls initiative: the encounter runs
+                stored.append(t.record("EncounterStarted", encounter_id="e", participants=ids).position)
+                for cid, face in zip(ids, cmd[1], strict=True):
+                    stored.append(
+                        t.record("InitiativeRolled", encounter_id="e", creature=cid, roll=d20(face)).position
+                    )
+                rec = t.record("NoteAdded", text="initiative rolled")
+            elif kind == "turn":  # end the turn in progress, or start the next one; n times
+                for _ in range(cmd[1]):
+                    enc = t.app.view(t.cid).encounter("e")
+                    if enc is None or enc["state"] != "running":
+                        break
+                    fact = "TurnEnded" if enc["turn_of"] else "TurnStarted"
+                    rec = t.record(fact, encounter_id="e")
+                    stored.append(rec.position)
+                    if check:
+                        check(t)
+                continue
             elif kind == "strenuous":
                 rec = t.record("ActionTaken", creature=ids[cmd[1]], action="standard", strenuous=True)
             else:
@@ -97,7 +121,7 @@ def play(t: D20Table, n: int, cmds: list[tuple[Any, ...]], check: Any = None) ->
                         crit_weapon=roll("1d8", 9 - dmg) if crit else None,
                     )
         except DomainError:
-            assert t.store_max() == before or kind == "attack"  # a refused command stores nothing
+            assert t.store_max() == before or kind in ("attack", "encounter", "turn")  # refused: nothing
             continue
         stored.append(rec.position)
         if check:
