@@ -145,7 +145,7 @@ def test_the_d20_section_plays_through() -> None:
             ran.add(name)
             return g.ok(ops[name], variables, token)
 
-        created = run("CreateFord")["createCampaign"]
+        created = run("CreateFord", key=str(uuid.uuid4()))["createCampaign"]
         gm, campaign = created["gmToken"], created["campaign"]["id"]
         assert created["campaign"]["ruleset"] == "d20"
         kara = run("RegisterKara", gm, campaign=campaign)["d20RegisterCreature"]["character"]
