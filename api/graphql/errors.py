@@ -77,6 +77,33 @@ DOMAIN_CODES = (
     "TIE_ORDER_WRONG",
     "TOO_MUCH",
     "WRONG_ACTION",
+    # the hero's-surge ruleset's codes (domain.rulesets.hero_surge.ERROR_CODES), until the enum is
+    # built from every ruleset's error_codes (the API seam)
+    "ALREADY_EXCHANGED",
+    "ALREADY_RESOLVED",
+    "ATTACK_BLOCKED",
+    "BLOCKS_WRONG",
+    "CLASS_FEATURE_SURGE_USED",
+    "DIE_AT_MAXIMUM",
+    "FULL_ROUND_IN_PROGRESS",
+    "HEROISM_USED",
+    "LEVEL_USED",
+    "NOTHING_TO_DOWNGRADE",
+    "NOT_A_HERO",
+    "NOT_NATURAL_20",
+    "NOT_NEXT_LEVEL",
+    "NO_ADDITIONAL_DIE",
+    "NO_BRUTAL_REROLL",
+    "NO_DEVASTATING_EFFECT",
+    "NO_FORTUNE_DIE",
+    "NO_FULL_ROUND_ACTION",
+    "NO_HAMPERING_EFFECT",
+    "NO_HERO_SURGE",
+    "NO_LUCK_ROLL_OWED",
+    "NO_RANK_PENALTY",
+    "SURGE_HEALING_USED",
+    "WRONG_ATTEMPT",
+    "WRONG_DICE",
 )
 # Codes the API adds.
 API_CODES = (
