@@ -14,6 +14,8 @@ Departures from C2.2, each for one reason:
   derives the knock-back and the penalty. One fact per table decision.
 * ``DiceRerolled`` names the damage roll it rerolls by ``roll_id`` (a ``DamageRolled.damage_id``).
 * ``SheetUpdated`` covers C2.2's ``EquipmentChanged`` (damage reduction, extra blocks).
+* A defense attempt's ``targets`` names the creature defended when it is not the one rolling
+  (HS-5: "you can both make defense attempts for it"); empty, the roller defends itself.
 * ``RoundStarted`` / ``TurnStarted`` / ``SurpriseDetermined`` are the core encounter engine's.
 """
 

@@ -207,6 +207,8 @@ def temporary_hp(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
 def healing_applied(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """HS-17, B-HS-11; HS-14: any healing ends dying. The dead need RestoredToLife (HS-12)."""
+    if not p["amount"] and p["roll"] is None:
+        raise InvalidInput("give the healing: an amount or a roll", field="amount")
     c = owned(state, p["target"], "target")
     alive(c, ctx, "target")
     if p["healer"] is not None:
@@ -393,6 +395,13 @@ def instant_kill(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "NOT_NATURAL_20",
         ctx,
         "attempt_id",
+    )
+    require(
+        not attempt["targets"] or target.id in attempt["targets"],
+        f"attempt {p['attempt_id']!r} was not made against {target.name}",
+        "WRONG_ATTEMPT",
+        ctx,
+        "target",
     )
     twenties = set()
     for rid in p["luck_roll_ids"]:
@@ -665,6 +674,8 @@ def level_gained(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     if c.surges_max > old_max and state.flags["hs.level_up_gains_surge"]:
         c.surges += c.surges_max - old_max
         events.append({"event": "surge_gained", "hero_surges": c.surges})
+    if c.hp >= 0:  # dying is a state of negative hit points (HS-14): risen out of them, it ends
+        vit.end_dying(c, "hit points no longer negative", events)
     vit.wake(c, events)
     return with_life(
         c,

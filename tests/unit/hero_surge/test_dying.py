@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import NotFound, RuleViolation
+from domain.errors import InvalidInput, NotFound, RuleViolation
 from tests.unit.hero_surge.helpers import HSTable, d20, roll
 
 
@@ -235,3 +235,20 @@ def test_hs8_a_critical_failure_may_call_for_a_luck_roll_that_changes_no_track(t
     assert out["dm_may_call_luck_roll"]
     luck = t.luck("aldric", "crit_failure", 3, attempt_id="a1")
     assert luck["result"] == "unlucky" and luck["before"] == luck["after"]
+
+
+def test_hs14_healing_of_nothing_is_refused_so_it_cannot_end_dying(t: HSTable) -> None:
+    dying_brin(t)
+    before = t.store_max()
+    with pytest.raises(InvalidInput, match="give the healing"):
+        t.rec("HealingApplied", target="brin")
+    assert t.store_max() == before and t.v("brin")["dying"]
+
+
+def test_b_hs23_the_instagib_target_must_be_the_attempts(t: HSTable) -> None:
+    t.attempt("a1", "aldric", "critical_success", 20, targets=["goblin"])
+    t.luck("aldric", "crit_success", 20, attempt_id="a1", roll_id="l1")
+    t.luck("aldric", "crit_success", 20, attempt_id="a1", roll_id="l2")
+    refused(
+        t, "WRONG_ATTEMPT", "InstantKillRuled", target="brin", attempt_id="a1", luck_roll_ids=["l1", "l2"]
+    )

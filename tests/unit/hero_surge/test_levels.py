@@ -162,3 +162,10 @@ def test_hs13_a_level_up_can_wake_a_hero_at_zero(t: HSTable) -> None:
     t.damage("brin", 24)
     out = level(t, "brin", 3, (6, 2))
     assert out["after"]["hp"] == 6 and out["after"]["life"] == "active"
+
+
+def test_hs14_a_level_up_that_lifts_a_dying_hero_out_of_negative_hp_ends_dying(t: HSTable) -> None:
+    t.damage("brin", 27)  # -3, dying
+    out = level(t, "brin", 3, (7, 2))  # +7: 4 HP
+    assert out["after"]["hp"] == 4 and out["after"]["life"] == "active"
+    assert {"event": "dying_ended", "why": "hit points no longer negative"} in out["events"]
