@@ -6,18 +6,23 @@ band heroes act before foes (HS-2), then the higher die, then a recorded choice
 (``InitiativeOrderChosen``; B-HS-18). A Devastating "knock initiative back" moves the target one
 band down this round if it has not acted yet, else on its next round's check (B-HS-18).
 
-The core encounter engine sequences rounds and turns. It calls these hooks, each a plain
-function that changes ``state`` in place and returns a report for the fact's outcome:
+The core encounter engine sequences rounds and turns. Until it is on main, the hero's-surge
+part of its hooks are plain functions here, named and shaped as the engine's hook protocol
+(``EncounterRules``), each changing ``state`` in place and returning a report for the outcome:
 
+* :func:`initiative_entry` ``(state, enc, creatures, payload, ctx)``: a check's entry, with its
+  ``rank`` (higher acts first): ``[band from the bottom, hero, die]`` (HS-2, B-HS-18);
 * :func:`initiative_order` ``(state, encounter_id, round, participants)``: the round's order,
-  with unresolved ties and the participants that have not checked yet;
-* :func:`on_round_start` ``(state, encounter, ctx)``: rank penalties of earlier rounds lapse (B-HS-5);
-* :func:`on_turn_start` ``(state, encounter, creature_id, ctx)``: defend ends (HS-5), a dying
-  hero owes a luck roll (B-HS-9, ruling 25), per-turn limits reset (B-HS-13);
-* :func:`on_turn_end` ``(state, encounter, creature_id, ctx)``: nothing of its own yet
-  (the luck rolls still owed are in :func:`pending_rolls`, which the engine checks before a turn ends);
-* :func:`on_encounter_end` ``(state, encounter, ctx)``: combat-only marks are cleared;
-* :func:`pending_rolls` ``(state)``: the luck rolls owed (``ROLLS_PENDING`` until recorded).
+  with unresolved ties and the participants that have not checked yet (what the engine's
+  rank sort gives, for the facts recorded before the engine lands);
+* :func:`round_started` ``(state, enc, ctx)``: rank penalties of earlier rounds lapse (B-HS-5);
+* :func:`turn_started` ``(state, enc, creature_id, ctx)``: defend ends (HS-5), a dying hero owes
+  a luck roll (B-HS-9, ruling 25), per-turn limits reset (B-HS-13);
+* :func:`turn_ended` ``(state, enc, creature_id, ctx)``: nothing of its own;
+* :func:`rolls_owed_at_turn_end` ``(state, enc, creature_id)``: the luck rolls still owed
+  (``ROLLS_PENDING`` until recorded);
+* :func:`encounter_ended` ``(state, enc, ctx)``: combat-only marks are cleared;
+* :func:`pending_rolls` ``(state)``: every luck roll owed now.
 """
 
 from __future__ import annotations
@@ -62,12 +67,11 @@ def initiative_check_rolled(state: HSState, p: dict[str, Any], ctx: Any) -> dict
             field="creature",
             code="ALREADY_ROLLED",
         )
+    entry = initiative_entry(state, None, [who.id], p, ctx)
     c = owned(state, who.id)
-    die = dice.natural(p["roll"])
-    if die is None:
-        die = dice.roll_total(p["roll"])
-    knocked = c.knockback_pending
-    band = min(LOWEST_BAND, BAND[p["success_level"]] + knocked)
+    knocked = entry["knocked_back"]
+    band = BAND[entry["band"]]
+    die = entry["die"]
     c.initiative = {
         "encounter": p["encounter_id"],
         "round": p["round"],
@@ -75,6 +79,7 @@ def initiative_check_rolled(state: HSState, p: dict[str, Any], ctx: Any) -> dict
         "band": band,
         "die": die,
         "knocked_back": knocked,
+        "rank": entry["rank"],
     }
     c.knockback_pending = 0
     return {
@@ -135,7 +140,12 @@ def knock_back(state: HSState, target: str, by: str, ctx: Any) -> dict[str, Any]
     if this_round:
         assert rec is not None
         band = min(LOWEST_BAND, rec["band"] + 1)
-        c.initiative = {**rec, "band": band, "knocked_back": rec["knocked_back"] + 1}
+        c.initiative = {
+            **rec,
+            "band": band,
+            "knocked_back": rec["knocked_back"] + 1,
+            "rank": rank(band, c.hero, rec["die"]),
+        }
         return {
             "target": c.id,
             "by": by,
@@ -158,7 +168,7 @@ def initiative_order(
     bands: list[dict[str, Any]] = []
     ties: list[dict[str, Any]] = []
     missing = []
-    rows: dict[int, dict[str, list[Any]]] = {}
+    rows: dict[int, dict[str, list[tuple[list[int], str]]]] = {}
     for cid in participants:
         c = state.creatures.get(cid)
         if c is None or c.dead:
@@ -167,29 +177,27 @@ def initiative_order(
         if rec is None:
             missing.append(cid)
             continue
-        rows.setdefault(rec["band"], {"heroes": [], "foes": []})["heroes" if c.hero else "foes"].append(
-            (rec["die"], cid)
-        )
+        side = "heroes" if c.hero else "foes"
+        rows.setdefault(rec["band"], {"heroes": [], "foes": []})[side].append((rec["rank"], cid))
     for band in sorted(rows):
         entry: dict[str, Any] = {"success_level": SUCCESS_LEVELS[band]}
         for side in ("heroes", "foes"):
-            members = rows[band][side]
+            members = sorted(rows[band][side], key=lambda m: ([-x for x in m[0]], m[1]))
             chosen = state.initiative_orders.get(_key(encounter_id, round_no, band, side))
             if chosen is not None and set(chosen) == {cid for _, cid in members}:
                 ranked = list(chosen)
             else:
-                members.sort(key=lambda m: (-m[0], m[1]))
                 ranked = [cid for _, cid in members]
-                by_die: dict[int, list[str]] = {}
-                for die, cid in members:
-                    by_die.setdefault(die, []).append(cid)
-                for die, tied in by_die.items():
+                by_rank: dict[tuple[int, ...], list[str]] = {}
+                for r, cid in members:
+                    by_rank.setdefault(tuple(r), []).append(cid)
+                for key, tied in by_rank.items():
                     if len(tied) > 1:
                         ties.append(
                             {
                                 "success_level": SUCCESS_LEVELS[band],
                                 "side": side,
-                                "die": die,
+                                "die": key[-1],
                                 "creatures": tied,
                             }
                         )
@@ -199,7 +207,33 @@ def initiative_order(
     return {"order": order, "bands": bands, "ties": ties, "missing": missing}
 
 
-def on_round_start(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
+def rank(band: int, hero: bool, die: int) -> list[int]:
+    """HS-2 / B-HS-18 as a rank compared item by item, higher first: the band (critical successes
+    first), heroes before foes in a band, then the higher die."""
+    return [LOWEST_BAND - band, 1 if hero else 0, die]
+
+
+def initiative_entry(
+    state: HSState, enc: Any, creatures: list[str], payload: dict[str, Any], ctx: Any
+) -> dict[str, Any]:
+    """A check's place in the order (pure): its band (the ruled level, one lower per knock-back
+    waiting for it), heroes before foes, then the higher die (HS-2, B-HS-18). The rank compares
+    item by item, higher first; equal ranks are a tie the table settles by a recorded choice."""
+    c = state.creatures[creatures[0]]
+    die = dice.natural(payload["roll"])
+    if die is None:
+        die = dice.roll_total(payload["roll"])
+    band = min(LOWEST_BAND, BAND[payload["success_level"]] + c.knockback_pending)
+    return {
+        "rank": rank(band, c.hero, die),
+        "success_level": payload["success_level"],
+        "band": SUCCESS_LEVELS[band],
+        "die": die,
+        "knocked_back": c.knockback_pending,
+    }
+
+
+def round_started(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
     """C2.2 RoundStarted: rank penalties whose last round has passed lapse (B-HS-5: "before the end
     of the next round")."""
     expired: dict[str, list[str]] = {}
@@ -221,7 +255,7 @@ def on_round_start(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
     return {"rank_penalties_expired": expired} if expired else {}
 
 
-def on_turn_start(state: HSState, encounter: Any, creature_id: str, ctx: Any) -> dict[str, Any]:
+def turn_started(state: HSState, encounter: Any, creature_id: str, ctx: Any) -> dict[str, Any]:
     """At the start of a creature's own turn: its defend ends (HS-5); a heroism surge is allowed
     again (B-HS-13); a full-round action's movement forfeit ends; a dying hero owes a luck roll
     (HS-14, B-HS-9, ruling 25: only a hero dying at the start of its own turn)."""
@@ -245,12 +279,22 @@ def on_turn_start(state: HSState, encounter: Any, creature_id: str, ctx: Any) ->
     return report
 
 
-def on_turn_end(state: HSState, encounter: Any, creature_id: str, ctx: Any) -> dict[str, Any]:
+def turn_ended(state: HSState, encounter: Any, creature_id: str, ctx: Any) -> dict[str, Any]:
     """Nothing happens at the end of a turn in this system; rolls still owed block it (pending_rolls)."""
     return {}
 
 
-def on_encounter_end(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
+def rolls_owed_at_turn_end(state: HSState, enc: Any, creature_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """A turn cannot end while a participant owes a luck roll (HS-14: "you must make a luck roll")."""
+    return [
+        ("LuckRollMade", {"creature": cid, "context": owed["context"]})
+        for cid in enc.participants
+        if cid in state.creatures
+        for owed in state.creatures[cid].luck_owed
+    ]
+
+
+def encounter_ended(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
     """Combat-only marks end with the encounter: defend, rank penalties, knock-backs waiting for a
     check, broken-up attacks, the heroism mark."""
     cleared = []

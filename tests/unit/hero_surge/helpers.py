@@ -149,13 +149,13 @@ class Scene:
     def turn_start(self, cid: str) -> dict[str, Any]:
         from domain.rulesets.hero_surge import rounds
 
-        return rounds.on_turn_start(self.state, self.encounter, cid, self.ctx())
+        return rounds.turn_started(self.state, self.encounter, cid, self.ctx())
 
     def next_round(self) -> dict[str, Any]:
         from domain.rulesets.hero_surge import rounds
 
         self.encounter.round += 1
-        return rounds.on_round_start(self.state, self.encounter, self.ctx())
+        return rounds.round_started(self.state, self.encounter, self.ctx())
 
     def v(self, cid: str) -> dict[str, Any]:
         return self.rules.creature_view(self.state, cid)

@@ -205,6 +205,9 @@ def test_ruling25_b_hs9_a_dying_hero_owes_a_luck_roll_at_the_start_of_its_own_tu
     assert HERO_SURGE.pending_rolls(s.state) == [
         ("LuckRollMade", {"creature": "brin", "context": "dying_turn_start"})
     ]
+    assert rounds.rolls_owed_at_turn_end(s.state, s.encounter, "brin") == [
+        ("LuckRollMade", {"creature": "brin", "context": "dying_turn_start"})
+    ]
     out = s.apply("LuckRollMade", creature="brin", context="dying_turn_start", roll=d20(4))
     assert out["result"] == "unlucky" and out["after"]["hero_surges"] == 3
     assert HERO_SURGE.pending_rolls(s.state) == []
@@ -299,6 +302,22 @@ def test_encounter_end_clears_the_combat_only_marks(t: HSTable) -> None:
         success_level="major_success",
     )
     s.apply("HamperingEffectChosen", attempt_id="a1", option="rank_penalty", target="ogre")
-    report = rounds.on_encounter_end(s.state, s.encounter, s.ctx())
+    report = rounds.encounter_ended(s.state, s.encounter, s.ctx())
     assert sorted(report["cleared"]) == ["brin", "ogre"]
     assert s.v("ogre")["rank_penalties"] == [] and s.v("brin")["defend"] is None
+
+
+def test_b_hs18_the_rank_the_encounter_engine_sorts_by(t: HSTable) -> None:
+    """HS-2 / B-HS-18 as one rank, higher first: band, then heroes, then the die."""
+    state = t.ledger.state
+
+    def entry(who: str, level: str, face: int) -> list[int]:
+        payload = {"roll": d20(face), "success_level": level}
+        return rounds.initiative_entry(state, None, [who], payload, None)["rank"]
+
+    hero_major_9 = entry("brin", "major_success", 9)
+    foe_major_19 = entry("ogre", "major_success", 19)
+    hero_normal_20 = entry("aldric", "normal_success", 20)
+    foe_crit_1 = entry("goblin", "critical_success", 1)
+    assert foe_crit_1 > hero_major_9 > foe_major_19 > hero_normal_20
+    assert entry("brin", "major_success", 12) > entry("aldric", "major_success", 11)
