@@ -332,6 +332,7 @@ def multi_attack_defense(state: HSState, p: dict[str, Any], ctx: Any) -> dict[st
             "bypass_dr": label in p["bypass_armor"] or label in p["crit"],
             "critical": label in p["crit"],
             "no_ill_effect": everything,
+            "seq": ctx.seq,
         }
     state.attempts[aid] = {**a, "resolved": True, "used": True}
     over = max(0, allowed - len(incoming)) if not everything else 0
@@ -385,6 +386,7 @@ def damage_rolled(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
         "maximized": maximised,
         "additional": p["additional_die"],
         "applied": False,
+        "seq": ctx.seq,
     }
     if a is not None:
         allows = list(a["allows"])

@@ -294,11 +294,13 @@ def rolls_owed_at_turn_end(state: HSState, enc: Any, creature_id: str) -> list[t
     ]
 
 
-def encounter_ended(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
+def encounter_ended(state: HSState, enc: Any, ctx: Any) -> dict[str, Any]:
     """Combat-only marks end with the encounter: defend, rank penalties, knock-backs waiting for a
-    check, broken-up attacks, the heroism mark."""
+    check, broken-up attacks, the heroism mark. The records of the encounter's attempts, damage
+    rolls, resolved attacks, luck rolls and band orders are dropped (nothing after the fight cites
+    them; a correction refolds from before it), so the state does not grow with the campaign."""
     cleared = []
-    for cid in encounter.participants:
+    for cid in enc.participants:
         c = state.creatures.get(cid)
         if c is None:
             continue
@@ -307,6 +309,12 @@ def encounter_ended(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
             mine.defend, mine.rank_penalties, mine.knockback_pending = None, [], 0
             mine.broken_up = mine.heroism_used = False
             cleared.append(cid)
+    since = int(getattr(enc, "started_at", 0))
+    for records in (state.attempts, state.damage, state.incoming, state.luck_rolls):
+        for key in [k for k, r in records.items() if r["seq"] >= since]:
+            del records[key]
+    for key in [k for k in state.initiative_orders if k.startswith(f"{enc.id}:")]:
+        del state.initiative_orders[key]
     return {"cleared": cleared} if cleared else {}
 
 

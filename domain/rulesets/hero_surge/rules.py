@@ -321,6 +321,7 @@ def luck_roll_made(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any
             "context": p["context"],
             "attempt": p["attempt_id"],
             "natural": kept,
+            "seq": ctx.seq,
         }
     return with_life(
         c,

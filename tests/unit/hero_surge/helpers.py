@@ -102,11 +102,12 @@ class StubEncounter:
     """A running encounter as the core encounter engine will hold it (id, round, participants),
     for driving the turn-boundary hooks directly until the engine lands."""
 
-    def __init__(self, eid: str, participants: list[str], round_no: int = 1) -> None:
+    def __init__(self, eid: str, participants: list[str], round_no: int = 1, started_at: int = 0) -> None:
         self.id, self.participants, self.round, self.state = eid, list(participants), round_no, "running"
+        self.started_at = started_at
 
     def clone(self) -> StubEncounter:
-        return StubEncounter(self.id, self.participants, self.round)
+        return StubEncounter(self.id, self.participants, self.round, self.started_at)
 
 
 class Ctx:
@@ -129,7 +130,7 @@ class Scene:
 
         self.rules = HERO_SURGE
         self.state = table.ledger.state.clone()
-        self.encounter = StubEncounter("e1", participants, round_no)
+        self.encounter = StubEncounter("e1", participants, round_no, started_at=table.position + 1)
         self.state.encounters["e1"] = self.encounter
         self.state.active_encounter = "e1"
         self.seq = table.position

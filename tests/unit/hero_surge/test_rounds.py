@@ -290,7 +290,8 @@ def test_hs4_a_turn_is_a_move_and_one_action() -> None:
     assert ACTIONS["move"] == "action" and ACTIONS["full_round"] == "action"
 
 
-def test_encounter_end_clears_the_combat_only_marks(t: HSTable) -> None:
+def test_encounter_end_clears_the_combat_only_marks_and_the_fights_records(t: HSTable) -> None:
+    t.attempt("before", "aldric", "normal_success", 12, kind="skill")
     s = Scene(t, CAST)
     s.apply("DefendDeclared", creature="brin")
     s.apply(
@@ -305,6 +306,7 @@ def test_encounter_end_clears_the_combat_only_marks(t: HSTable) -> None:
     report = rounds.encounter_ended(s.state, s.encounter, s.ctx())
     assert sorted(report["cleared"]) == ["brin", "ogre"]
     assert s.v("ogre")["rank_penalties"] == [] and s.v("brin")["defend"] is None
+    assert list(s.state.attempts) == ["before"]
 
 
 def test_b_hs18_the_rank_the_encounter_engine_sorts_by(t: HSTable) -> None:
