@@ -22,12 +22,13 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .ONESHELL:
 .DEFAULT_GOAL := help
-.PHONY: help run test lint bench postgres chromium clean schema js
+.PHONY: help run demo test lint bench postgres chromium clean schema js
 
 help:
 	@echo "make run    serve the GraphQL API (GraphiQL) on http://$(HOST):$(PORT)/graphql, SQLite store in ./var"
+	@echo "make demo   record the demo campaign in the store of make run (./var); prints its id and a GM token"
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
-	@echo "make lint   ruff on domain projections api tests; mypy on domain"
+	@echo "make lint   ruff on domain projections api tests scripts; mypy on domain"
 	@echo "make bench  run the benchmarks in bench/"
 	@echo "make schema write the GraphQL schema to schema.graphql"
 
@@ -46,6 +47,11 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUN_STAMP)
 	@# readable logs at a terminal; deployments keep the JSON default (docs/operations.md)
 	CHRONICLE_HOST=$(HOST) CHRONICLE_PORT=$(PORT) CHRONICLE_LOG_FORMAT=$${CHRONICLE_LOG_FORMAT:-text} exec $(BIN)/chronicle serve
+
+# The README's first look: creates .venv on first use, like `make run`, and records the demo
+# campaign in the same store (CHRONICLE_DATABASE_URL, default ./var).
+demo: $(RUN_STAMP)
+	$(BIN)/chronicle demo
 
 # Make sure the local PostgreSQL is up and the test database exists. Prints the test
 # database URL as the last line of stdout, or nothing when PostgreSQL cannot be had
@@ -69,13 +75,13 @@ postgres:
 	fi
 	echo "$(TEST_DATABASE_URL)"
 
-# Headless Chromium for the printable-HTML export test (tests/integration/test_export_browser.py).
+# Headless Chromium for the browser tests (tests/e2e/test_export_browser.py, test_graphiql_offline.py).
 # Installed with apt-get only when /usr/bin/chromium is missing and we may (root, apt-get present);
-# otherwise the test skips with its reason (and fails under CI=true).
+# otherwise the tests skip with their reason (and fail under CI=true). The README says so.
 chromium:
 	@if [ -x /usr/bin/chromium ]; then exit 0; fi
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	  echo "make: installing chromium (apt-get) for the HTML export browser test" >&2
+	  echo "make: installing chromium (apt-get, as root) for the browser tests" >&2
 	  apt-get update -qq >&2 || true
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2 \
 	    || echo "make: could not install chromium; the browser test will skip (fail under CI=true)" >&2
@@ -119,7 +125,7 @@ test: $(DEV_STAMP) chromium js
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check domain projections api tests
+	$(BIN)/ruff check domain projections api tests scripts
 	$(BIN)/mypy domain
 
 bench: $(DEV_STAMP)

@@ -1,39 +1,65 @@
 """The ``chronicle`` command.
 
 ``chronicle serve`` reads the ``CHRONICLE_*`` variables (see ``api.service.settings``), opens the
-store and runs the HTTP/GraphQL server. A bad configuration exits with status 78
-(``EX_CONFIG``) and one line on stderr, never a traceback.
+store and runs the HTTP/GraphQL server. Every failure exits with one line on stderr and the
+status for its kind (``api.cli.exits``: a bad configuration is 78, ``EX_CONFIG``), never a
+traceback.
+
+Start-up cost: this module imports only typer and the settings. Each command imports what it
+needs (the web stack, the store, the exports) when it runs, so ``chronicle --help`` or
+``chronicle campaigns`` does not pay for FastAPI, Strawberry and uvicorn.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Annotated, NoReturn
+import signal
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-import uvicorn
 
-from api.cli.exports import register as register_exports
-from api.http.app import create_app
-from api.service.observability import configure_logging
+from api.cli.exits import Exit, fail, help_table
 from api.service.settings import DEFAULT_HOST, DEFAULT_PORT, ConfigError, Settings
+
+if TYPE_CHECKING:
+    import socket
 
 __all__ = ["EXIT_CONFIG", "app", "main"]
 
-EXIT_CONFIG = 78  # sysexits.h EX_CONFIG
+EXIT_CONFIG = int(Exit.CONFIG)
 
 app = typer.Typer(
     name="chronicle",
     help="Chronicle: an event-sourced backend for tabletop campaigns.",
+    epilog=help_table(),
     no_args_is_help=True,
     add_completion=False,
+    # Plain click help: no rich import on --help, and no `<bool>` metavar on flags.
+    rich_markup_mode=None,
     # Locals may hold the database password: never print them in a traceback.
     pretty_exceptions_show_locals=False,
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("chronicle")
+        except metadata.PackageNotFoundError:
+            version = "0+unknown (not installed)"
+        typer.echo(f"chronicle {version}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
     """Chronicle: an event-sourced backend for tabletop campaigns."""
 
 
@@ -41,20 +67,38 @@ def _root() -> None:
 def serve(
     host: Annotated[
         str | None,
-        typer.Option(help=f"Interface to listen on. [default: $CHRONICLE_HOST or {DEFAULT_HOST}]"),
+        typer.Option(
+            metavar="HOST", help=f"Interface to listen on. [default: $CHRONICLE_HOST or {DEFAULT_HOST}]"
+        ),
     ] = None,
     port: Annotated[
         int | None,
         typer.Option(
-            min=1, max=65535, help=f"TCP port to listen on. [default: $CHRONICLE_PORT or {DEFAULT_PORT}]"
+            min=1,
+            max=65535,
+            metavar="PORT",
+            help=f"TCP port to listen on. [default: $CHRONICLE_PORT or {DEFAULT_PORT}]",
         ),
     ] = None,
 ) -> None:
-    """Serve the GraphQL API (GraphiQL at /graphql) with /healthz and /readyz."""
+    """Serve the GraphQL API, with GraphiQL at /graphql.
+
+    Also /healthz, /readyz, /metrics and the export downloads. SIGTERM or Ctrl-C: finish the
+    requests in flight (CHRONICLE_SHUTDOWN_TIMEOUT), close the store, exit 0.
+    """
+    import uvicorn
+
+    from api.http.app import create_app
+
     try:
         settings = Settings.from_env().with_overrides(host=host, port=port)
+    except ConfigError as exc:
+        _config_error(exc)
+    listening = _listen(settings.host, settings.port)  # a port in use fails here, before anything else
+    try:
         web = create_app(settings)
     except ConfigError as exc:
+        listening.close()
         _config_error(exc)
     shown_host = f"[{settings.host}]" if ":" in settings.host else settings.host
     typer.echo(
@@ -64,25 +108,64 @@ def serve(
     _configure_logging(settings)
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish for up to
     # CHRONICLE_SHUTDOWN_TIMEOUT seconds (then cancels them; WebSocket subscriptions are
-    # closed), runs the lifespan shutdown (closes the store) and exits.
-    uvicorn.run(
+    # closed), runs the lifespan shutdown (closes the store) and returns.
+    config = uvicorn.Config(
         web,
-        host=settings.host,
-        port=settings.port,
         log_level=settings.log_level,
         log_config=None,  # our handler (api.service.observability) formats uvicorn's lines too
         access_log=False,  # RequestContext writes one `request` line per request, with its id
         timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
     )
+    server = uvicorn.Server(config)
+    stopped: list[int] = []
+
+    def graceful(signum: int, _frame: FrameType | None) -> None:
+        # uvicorn handles the signal itself while it runs, then raises it again once it has shut
+        # down; it lands here, so a requested stop ends the process with 0, not 143 or 130.
+        stopped.append(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, graceful)
+    try:
+        server.run(sockets=[listening])
+    finally:
+        listening.close()
+    if not server.started:  # the lifespan startup failed; uvicorn has logged why
+        raise typer.Exit(int(Exit.ERROR))
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, or one clear line and exit 69 (in use, not permitted, no such address)."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the address is already in use (is another server running there?)"
+        fail(f"cannot listen on {host}:{port}: {reason}", Exit.UNAVAILABLE)
+    sock.set_inheritable(True)
+    return sock
 
 
 @app.command()
 def worker(
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
 ) -> None:
-    """Keep the read models current (catch up, then follow) until SIGTERM or SIGINT."""
-    import signal
+    """Keep the read models current (catch up, then follow).
 
+    Runs until SIGTERM or Ctrl-C (then exits 0). The catch-up shows its progress: a bar at a
+    terminal, a `catching up` log line every few seconds otherwise.
+    """
+    import logging
+
+    from api.cli.progress import catch_up
     from api.service.views import follower
 
     try:
@@ -106,6 +189,7 @@ def worker(
         signal.signal(sig, stop)
     typer.echo(f"Chronicle worker following {settings.database.describe()}")
     log.info("worker started", extra={"store": settings.database.describe(), "batch_size": batch_size})
+    catch_up(runner, log)  # with progress: a bar at a terminal, a log line every few seconds otherwise
     runner.run()
     log.info("worker stopped", extra={"events": runner.events})
     typer.echo(f"Chronicle worker stopped after {runner.events} events")
@@ -125,8 +209,7 @@ def rebuild(
     names = PROJECTIONS if projection == "all" else (projection,)
     if projection != "all" and projection not in PROJECTIONS:
         choices = ", ".join(PROJECTIONS)
-        typer.echo(f"chronicle: unknown projection {projection!r} (use {choices} or all)", err=True)
-        raise typer.Exit(2)
+        fail(f"unknown projection {projection!r} (use {choices} or all)", Exit.USAGE)
     try:
         settings = Settings.from_env()
         if settings.database.kind == "memory":
@@ -152,23 +235,47 @@ def rebuild(
     )
 
 
-register_exports(app)  # chronicle demo / export / import (api/cli/exports.py)
+def _register() -> None:
+    from api.cli.campaigns import register as register_campaigns
+    from api.cli.exports import register as register_exports
+
+    register_campaigns(app)  # chronicle campaigns (api/cli/campaigns.py)
+    register_exports(app)  # chronicle demo / export / import / token (api/cli/exports.py)
+
+
+_register()
 
 
 def _configure_logging(settings: Settings) -> None:
     """Once per process: every logger (Chronicle's and uvicorn's) at CHRONICLE_LOG_LEVEL, one line
     per record on stderr, as JSON or text (CHRONICLE_LOG_FORMAT; see api/service/observability.py)."""
+    from api.service.observability import configure_logging
+
     configure_logging(settings.log_level, settings.log_format)
 
 
 def _config_error(exc: ConfigError) -> NoReturn:
-    typer.echo(f"chronicle: configuration error: {exc}", err=True)
-    raise typer.Exit(EXIT_CONFIG)
+    fail(f"configuration error: {exc}", Exit.CONFIG)
+
+
+class _Interrupted(BaseException):
+    """Ctrl-C outside serve and worker. A BaseException that is not KeyboardInterrupt, so click
+    does not turn it into its generic status 1 and it reaches :func:`main`."""
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise _Interrupted
 
 
 def main() -> None:
     """Console-script entry point."""
-    app(prog_name="chronicle")
+    signal.signal(signal.SIGINT, _interrupt)  # serve and worker install their own handlers
+    try:
+        app(prog_name="chronicle")
+    except _Interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        typer.echo("\nchronicle: interrupted", err=True)
+        raise SystemExit(int(Exit.INTERRUPTED)) from None
 
 
 if __name__ == "__main__":

@@ -76,9 +76,11 @@ def _md_summary(enc: EncounterDigest) -> Iterator[str]:
     yield "\n"
 
 
-def markdown(source: CampaignSource, sel: Selection, progress: Progress = None) -> Iterator[str]:
+def markdown(
+    source: CampaignSource, sel: Selection, progress: Progress = None, reading: Progress = None
+) -> Iterator[str]:
     """The story of play as Markdown."""
-    summaries = digest(source.ledger, sel)
+    summaries = digest(source.ledger, sel, reading)
     yield f"# {md_escape(source.name)}\n\n"
     yield f"*{md_escape(source.ruleset)} campaign log ({_scope(source, sel)}). "
     yield (
@@ -282,9 +284,11 @@ LEGEND = (
 )
 
 
-def html_page(source: CampaignSource, sel: Selection, progress: Progress = None) -> Iterator[str]:
+def html_page(
+    source: CampaignSource, sel: Selection, progress: Progress = None, reading: Progress = None
+) -> Iterator[str]:
     """One self-contained printable page: characters' timelines, encounter summaries, the story."""
-    d = digest(source.ledger, sel)
+    d = digest(source.ledger, sel, reading)
     title = _h(source.name)
     yield (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'

@@ -14,6 +14,7 @@ from api.exports.source import CampaignSource, load, select
 from api.exports.story import Selection
 
 Format = Literal["md", "jsonl", "html"]
+Progress = Callable[[str, int, int], None]  # phase, done, total
 FORMATS: tuple[Format, ...] = ("md", "jsonl", "html")
 MEDIA_TYPES = {
     "md": "text/markdown; charset=utf-8",
@@ -36,14 +37,34 @@ def prepare(
 
 
 def chunks(
-    source: CampaignSource, sel: Selection, fmt: Format, progress: Callable[[int], None] | None = None
+    source: CampaignSource, sel: Selection, fmt: Format, progress: Progress | None = None
 ) -> Iterator[str]:
-    """The export as a stream of text chunks."""
+    """The export as a stream of text chunks.
+
+    ``progress(phase, done, total)`` reports each pass over the facts as it goes: Markdown and
+    HTML first ``"summarising"`` (every fact up to the selection's end, for the tallies and
+    timelines that lead the page), then ``"writing"`` (the selected facts); JSONL only writes.
+    """
+    writing: Callable[[int], None] | None = None
+    reading: Callable[[int], None] | None = None
+    if progress is not None:
+        report = progress
+        size = max(0, sel.last - sel.first + 1)
+        upto = max(0, sel.last - source.first + 1)
+
+        def _writing(seq: int) -> None:
+            report("writing", seq - sel.first + 1, size)
+
+        def _reading(seq: int) -> None:
+            report("summarising", seq - source.first + 1, upto)
+
+        writing, reading = _writing, _reading
+
     if fmt == "md":
-        return render.markdown(source, sel, progress)
+        return render.markdown(source, sel, writing, reading)
     if fmt == "html":
-        return render.html_page(source, sel, progress)
-    return jsonl.export_lines(source, sel, progress)
+        return render.html_page(source, sel, writing, reading)
+    return jsonl.export_lines(source, sel, writing)
 
 
 def export(app: ChronicleApplication, campaign_id: UUID, fmt: Format, **selection: object) -> Iterator[str]:

@@ -130,8 +130,9 @@ def _vals(c: Any) -> tuple[int, int, int, int, int, int, str]:
     return (c.hp, c.temp_hp, c.wounds, c.surges, c.ap, c.xp or 0, c.life)
 
 
-def digest(ledger: Ledger, sel: Selection) -> Digest:
-    """First pass: per-encounter tallies and per-character timelines within ``sel``."""
+def digest(ledger: Ledger, sel: Selection, progress: Callable[[int], None] | None = None) -> Digest:
+    """First pass: per-encounter tallies and per-character timelines within ``sel``
+    (``progress(position)`` after each fact it passes)."""
     out = Digest(first=sel.first, last=sel.last)
     res = ledger.resolution
     prev: dict[str, tuple[int, int, int, int, int, int, str]] = {}
@@ -177,6 +178,8 @@ def digest(ledger: Ledger, sel: Selection) -> Digest:
                     out.tracks[cid].marks.append((seq, label))
         if outcome is not None and entry.type == "EncounterEnded" and current is not None and inside:
             current.end, current.rounds, current.outcome = seq, outcome["rounds"], outcome["outcome"]
+        if progress is not None:
+            progress(seq)
     for enc in out.encounters.values():
         out.bands.append((enc.start, enc.end if enc.end is not None else sel.last, enc.name))
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
@@ -16,7 +17,20 @@ from api.service.auth import AccessControl
 from api.service.settings import Settings
 
 
-def graphql_router(application: ChronicleApplication, settings: Settings) -> GraphQLRouter[Any, None]:
+class _Router(GraphQLRouter[Any, None]):
+    """Strawberry's router, with the page a browser gets at GET /graphql given by the caller
+    (``api.http.graphiql``: GraphiQL served offline) instead of Strawberry's CDN page."""
+
+    ide_page: str | None = None
+
+    async def render_graphql_ide(self, request: Any) -> HTMLResponse:
+        return HTMLResponse(self.ide_page or "")
+
+
+def graphql_router(
+    application: ChronicleApplication, settings: Settings, ide_page: str | None = None
+) -> GraphQLRouter[Any, None]:
+    """The GraphQL router; ``ide_page`` is the HTML a browser gets at GET /graphql (none: no IDE)."""
     access = AccessControl(application)
     broadcaster = Broadcaster()
 
@@ -31,12 +45,14 @@ def graphql_router(application: ChronicleApplication, settings: Settings) -> Gra
             "request_id": observability.current_request_id() or observability.new_request_id(),
         }
 
-    return GraphQLRouter(
+    router = _Router(
         build_schema(settings),
-        graphql_ide="graphiql",
+        graphql_ide="graphiql" if ide_page else None,  # rendered by _Router from ide_page, not the CDN
         context_getter=graphql_context,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
+    router.ide_page = ide_page
+    return router
 
 
 class BodySizeLimit:

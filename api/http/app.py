@@ -9,6 +9,8 @@ Routes:
 - ``/graphql``: GraphQL over HTTP (GraphiQL in a browser) and WebSocket
   (``graphql-transport-ws`` only: the legacy ``graphql-ws`` protocol breaks mutations in
   common clients);
+- ``/static/graphiql/``: GraphiQL's assets, served here so the page works offline
+  (``api.http.graphiql``);
 - ``/healthz``: liveness, never touches the store: 200 ``{"status": "ok"}``;
 - ``/readyz``: readiness: the store answers a cheap query and, where read models exist
   (SQLite, PostgreSQL), they are at most ``CHRONICLE_READY_MAX_LAG`` facts behind the store
@@ -38,6 +40,7 @@ from strawberry.fastapi import GraphQLRouter
 
 from api.graphql.router import BodySizeLimit, graphql_router
 from api.graphql.served import server_version
+from api.http import graphiql
 from api.http.exports import router as exports_router
 from api.service import observability, views
 from api.service.application import ChronicleApplication
@@ -81,8 +84,9 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     # access, subscriptions over graphql-transport-ws only; bodies over the limit get 413.
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
-    graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings)
+    graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings, ide_page=graphiql.page())
     app.include_router(graphql, prefix="/graphql")
+    graphiql.mount(app)  # GraphiQL's assets, served here (works offline): api/http/graphiql.py
     # Streamed downloads of the campaign log (api/exports): same bearer tokens as GraphQL.
     app.state.access = AccessControl(chronicle)
     app.include_router(exports_router)

@@ -19,7 +19,7 @@ import hashlib
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -244,7 +244,10 @@ class ChronicleApplication(Application[UUID]):
         )
 
     def import_campaign(
-        self, header: dict[str, Any], entries: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]]
+        self,
+        header: dict[str, Any],
+        entries: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]],
+        progress: Callable[[int], None] | None = None,
     ) -> UUID:
         """Create a NEW campaign holding ``entries`` (type, version, payload, meta) at positions 2, 3, ...
 
@@ -252,7 +255,8 @@ class ChronicleApplication(Application[UUID]):
         ledger); this method does not check the facts again. The facts are saved in batches (one
         huge transaction stalls psycopg's pipeline on PostgreSQL: 100k facts never returned); the
         campaign records how many facts it expects, and it is not served until all are stored,
-        so an import cut short by a crash is never mistaken for a campaign.
+        so an import cut short by a crash is never mistaken for a campaign. ``progress(stored)``
+        is called after each batch is saved, with the number of facts stored so far.
         """
         rules = get_ruleset(header["ruleset"])
         checked = {k: rules.validate_flag(k, v) for k, v in (header.get("flags") or {}).items()}
@@ -262,7 +266,11 @@ class ChronicleApplication(Application[UUID]):
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, fact_meta))
             if n % IMPORT_BATCH == 0:
                 self.save(campaign)
+                if progress is not None:
+                    progress(n)
         self.save(campaign)
+        if progress is not None:
+            progress(len(entries))
         self._campaigns[campaign.id] = campaign
         return campaign.id
 

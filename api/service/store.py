@@ -30,6 +30,10 @@ from eventsourcing.persistence import PersistenceError
 from eventsourcing.utils import strtobool
 from psycopg import sql
 
+# The access aggregates live in the same log as the campaigns: whoever opens the store may read
+# (decode) their events, so their topics must be registered too (eventsourcing registers a topic
+# when its class is defined; the worker and rebuild import nothing else that defines them).
+from api.service import auth as _auth  # noqa: F401
 from api.service.application import ChronicleApplication
 from api.service.settings import DATABASE_URL, ConfigError, Database, Settings
 

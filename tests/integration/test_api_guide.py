@@ -1,7 +1,10 @@
-"""The session in docs/api.md runs, in order, against a real application (in-process HTTP)."""
+"""The session in docs/api.md runs, in order, against a real application (in-process HTTP):
+every operation it shows (registering a monster, starting an encounter, ...) and the answers it
+shows (the what-if preview's changes)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -11,7 +14,7 @@ from fastapi.testclient import TestClient
 from api.http.app import create_app
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
-from tests.graphql_helpers import GQL, pc
+from tests.graphql_helpers import GQL
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,13 +30,24 @@ def operations() -> dict[str, str]:
     return ops
 
 
+def shown_answer(after: str) -> Any:
+    """The JSON answer the guide shows after the operation ``after``."""
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(.*?)```", text.split(after, 1)[1], re.S)
+    assert block, f"no answer shown after {after}"
+    return json.loads(block.group(1))
+
+
 def test_the_guide_session_plays_through() -> None:
     ops = operations()
     app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
         g = GQL(client)
 
+        ran: set[str] = set()
+
         def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            ran.add(name)
             data = g.ok(ops[name], variables, token)
             for value in data.values():
                 if isinstance(value, dict):
@@ -45,15 +59,20 @@ def test_the_guide_session_plays_through() -> None:
         assert run("CreateCampaign")["createCampaign"]["gmToken"] == gm  # an idempotent retry
         traze = run("RegisterTraze", gm, campaign=campaign)["registerCreature"]["character"]
         assert traze["hitPoints"] == {"current": 48, "max": 48, "bloodiedValue": 24}
-        goblin = pc(
-            g,
-            created["campaign"]["campaignId"],
-            gm,
-            "Goblin",
-            kind="MONSTER",
-            defenses={"ac": 17, "fort": 14, "ref": 25, "will": 12},
-        )
+        monster = run("RegisterGoblin", gm, campaign=campaign)["registerCreature"]["character"]
+        assert (monster["name"], monster["hitPoints"]) == ("Goblin", {"current": 30, "max": 30})
+        goblin = monster["id"]
         player = run("PlayerToken", gm, campaign=campaign, traze=traze["id"])["issueAccessToken"]["token"]
+
+        fight = run("StartFight", gm, campaign=campaign, traze=traze["id"], goblin=goblin)
+        encounter = fight["startEncounter"]["encounter"]
+        assert (encounter["name"], encounter["state"]) == ("Ambush at the relay", "setup")
+        run("Initiative", gm, campaign=campaign, encounter=encounter["id"], who=traze["id"], face=18)
+        rolled = run("Initiative", gm, campaign=campaign, encounter=encounter["id"], who=goblin, face=4)
+        order = rolled["rollInitiative"]["encounter"]
+        assert (order["state"], order["round"], order["turnOf"]) == ("running", 1, {"name": "Traze"})
+        assert [c["name"] for c in order["initiativeOrder"]] == ["Traze", "Goblin"]
+
         run("Flanked", gm, campaign=campaign)
         fireball = run("Fireball", player, campaign=campaign, traze=traze["id"], goblin=goblin)["attack"]
         hit = fireball["facts"][0]["outcome"]["targets"][0]
@@ -70,7 +89,10 @@ def test_the_guide_session_plays_through() -> None:
         assert then["believed"] == then["known"]
 
         preview = run("Preview", gm, campaign=campaign)["campaign"]["whatIf"]
-        assert preview["changes"], "overturning the flank changes the goblin"
+        # The preview shows the change the guide says it does: the goblin's hit points, 13 -> 22.
+        assert preview == shown_answer("query Preview"), preview
+        goblin_changes = {c["creatureId"]: c["fields"] for c in preview["changes"]}["goblin"]
+        assert {"field": "hp", "before": 30 - 17, "after": 30 - 17 // 2} in goblin_changes
         overturned = run("Overturn", gm, campaign=campaign)["resolveRuling"]
         shown = {c["name"]: c["hitPoints"]["current"] for c in overturned["characters"]}
         assert shown == {"Goblin": 30 - 17 // 2}  # the payload shows whoever the correction changed
@@ -84,3 +106,6 @@ def test_the_guide_session_plays_through() -> None:
         assert believed["Goblin"] == 30 - 17  # what the table saw before the ruling was overturned
         run("Undo", gm, campaign=campaign, position=at)
         assert run("Sheet", gm, traze=goblin)["character"]["hitPoints"]["current"] == 30
+        # Every query and mutation the guide shows was played (its subscription has its own e2e
+        # tests over a real WebSocket: tests/e2e/test_graphql.py).
+        assert ran == {name for name, op in ops.items() if not op.startswith("subscription")}

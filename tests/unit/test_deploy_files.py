@@ -106,7 +106,6 @@ def test_compose_services() -> None:
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
         assert services[name]["stop_grace_period"]
     assert services["api"]["command"] == ["serve"]
-    assert "/readyz" in " ".join(services["api"]["healthcheck"]["test"])
     assert services["worker"]["command"] == ["worker"]
 
 
@@ -167,3 +166,15 @@ def test_the_deploy_readme_and_scaling_notes_cover_the_topics() -> None:
     topics = ("/healthz", "/readyz", "CHRONICLE_READY_MAX_LAG", "pg_dump", "pg_restore", "chronicle export")
     for topic in topics:
         assert topic in ops, topic
+
+
+def test_every_container_healthcheck_is_liveness_on_healthz_never_readiness() -> None:
+    """The image and compose agree: a container's health is /healthz (the process answers).
+    /readyz (store reachable, worker not too far behind) is for load balancers; a container
+    marked unhealthy on it would be restarted for an outage a restart cannot fix."""
+    image = [line for line in dockerfile() if line.startswith("HEALTHCHECK ")]
+    api = " ".join(compose()["services"]["api"]["healthcheck"]["test"])
+    for check in (image[0], api):
+        assert "/healthz" in check and "/readyz" not in check, check
+    ops = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert "Why not `/readyz` for the container's health" in " ".join(ops.split())  # says why
