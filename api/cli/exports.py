@@ -56,7 +56,7 @@ CampaignArg = Annotated[
 def demo() -> None:
     """Record the demo campaign on the configured store.
 
-    A Stellar Winds encounter that shows every feature, with one contested ruling. Prints the
+    An encounter of the default ruleset that shows every feature, with one contested ruling. Prints the
     campaign's id and a GM token.
     """
     from api.service.auth import AccessControl
