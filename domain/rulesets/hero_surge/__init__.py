@@ -11,18 +11,20 @@ Fortune Die, ranks, advantage): the table rules them and the facts carry the rul
 * ``vitality``: the one implementation of damage, HP loss, surges, dying, death and healing;
 * ``rules``, ``attempts``, ``rounds``: the handlers, one per fact type; ``rounds`` also holds
   the hooks the core encounter engine calls (initiative bands, turn start, round start);
-* ``narrate``: one sentence per fact.
+* ``narrate``: the narrator (one sentence per fact, turn-start steps, summary columns, marks).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.hero_surge import attempts, rounds, rules
 from domain.rulesets.hero_surge.facts import CATALOGUE
 from domain.rulesets.hero_surge.flags import DEFAULTS, flags_doc, validate_flag
+from domain.rulesets.hero_surge.narrate import HeroSurgeNarrator
 from domain.rulesets.hero_surge.state import Creature, HSState
 
 HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attempts.HANDLERS, **rounds.HANDLERS}
@@ -95,6 +97,9 @@ class HeroSurge:
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return flags_doc()
+
+    def narrator(self, markup: Markup) -> HeroSurgeNarrator:
+        return HeroSurgeNarrator(markup)
 
     def initial_state(self, flags: dict[str, Any]) -> HSState:
         return HSState(flags)

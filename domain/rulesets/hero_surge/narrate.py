@@ -1,9 +1,9 @@
-"""One sentence per hero's-surge fact, for logs and exports (pure).
+"""The hero's-surge narrator: one sentence per fact, the turn-start steps, the per-encounter
+columns and the timeline marks (``domain.core.narration``). Pure.
 
-``sentence(fact_type, payload, outcome, names)`` reads the fact's effective payload, the outcome
-the fold gave it (None when revoked or orphaned: the sentence then tells what was recorded, not
-what followed) and the creatures' names. It returns None for a fact type it does not know (the
-core's corrections, rulings and notes are narrated by the core).
+A sentence reads the fact's effective payload and the outcome the fold gave it (None when the
+fact is revoked or orphaned: it then tells what was recorded, not what followed); the core
+narrates corrections, rulings, notes, encounters, turns and time.
 """
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain import dice
-
-Who = Callable[[Any], str]
-Sentence = Callable[[Mapping[str, Any], Mapping[str, Any], Who], str]
+from domain.core.narration import Change, Narrator, Step
 
 EVENTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "fell_unconscious": lambda e: "falls unconscious",
@@ -35,169 +32,234 @@ EVENTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "temporary_hp_ended": lambda e: f"loses {e['amount']} temporary HP",
     "restored_to_life": lambda e: f"is restored to life ({e['means']})",
 }
+REST_MARKS = {"long": "long rest", "short": "short rest"}
 
 
 def _words(name: Any) -> str:
     return str(name).replace("_", " ")
 
 
-def _roll(p: Mapping[str, Any], key: str = "roll") -> str:
-    roll = p.get(key)
-    return dice.describe(roll) if isinstance(roll, dict) else ""
+class HeroSurgeNarrator(Narrator):
+    """Sentences, turn-start steps, summary columns and marks for the hero's-surge system."""
 
+    columns = (
+        ("dealt", "Damage dealt"),
+        ("taken", "Damage taken"),
+        ("healed", "Healing"),
+        ("surges", "Hero's surges lost or spent"),
+    )
 
-def _then(o: Mapping[str, Any]) -> str:
-    said = [EVENTS[e["event"]](e) for e in o.get("events", []) if e.get("event") in EVENTS]
-    return ("; " + ", ".join(said)) if said else ""
+    # ------------------------------------------------------------ helpers
+    def then(self, o: Mapping[str, Any] | None) -> str:
+        """The consequences an outcome lists, in order (``; falls unconscious, begins dying``)."""
+        said = [EVENTS[e["event"]](e) for e in (o or {}).get("events", []) if e.get("event") in EVENTS]
+        return ("; " + ", ".join(self.m.esc(x) for x in said)) if said else ""
 
+    def _on(self, p: Mapping[str, Any], s: Any) -> str:
+        return f" on {self.name(p['target'], s)}" if p.get("target") else ""
 
-def _damage(p: Mapping[str, Any], o: Mapping[str, Any], who: Who) -> str:
-    if not o:
-        return f"{who(p.get('target'))} is dealt damage"
-    extra = " (armor bypassed)" if o.get("bypass_dr") else ""
-    crit = " critical" if o.get("critical") else ""
-    return f"{who(p.get('target'))} takes {o.get('taken')} of {o.get('amount')}{crit} damage{extra}{_then(o)}"
+    # ------------------------------------------------------------ creatures
+    def _CreatureRegistered(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        what = "hero" if (o or {}).get("hero", p.get("kind") == "pc") else p["kind"]
+        return f"{self.m.esc(p['name'])} joins ({what}, level {p['level']}, {p['max_hp']} HP)."
 
+    def _SheetUpdated(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        changed = ", ".join(sorted(p["changes"]))
+        return f"{self.name(p['creature_id'], s)}'s sheet changes: {self.m.esc(changed)}."
 
-def _attempt(p: Mapping[str, Any], o: Mapping[str, Any], who: Who) -> str:
-    level = o.get("success_level", p.get("success_level"))
-    text = f"{who(p.get('creature'))}'s {p.get('kind')} attempt ({_roll(p)}): {_words(level)}"
-    if o.get("natural_1_critical_failure"):
-        text += " (a natural 1 on a failure)"
-    return text
+    # ------------------------------------------------------------ rounds
+    def _InitiativeCheckRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        text = (
+            f"{self.name(p['creature'], s)} checks initiative for round {p['round']} "
+            f"({self.roll(p['roll'])}): {_words(p['success_level'])}"
+        )
+        if o and o.get("knocked_back"):
+            text += f", knocked back to {_words(o['band'])}"
+        return text + "."
 
+    def _InitiativeOrderChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return (
+            f"Order among the {p['side']} in the {_words(p['success_level'])} band: "
+            f"{self.names_of(p['order'], s)}."
+        )
 
-def _luck(p: Mapping[str, Any], o: Mapping[str, Any], who: Who) -> str:
-    result = o.get("result", p.get("result") or "ruled later")
-    how = f"{_words(p.get('context'))}, {_roll(p)}"
-    return f"{who(p.get('creature'))} makes a luck roll ({how}): {result}{_then(o)}"
+    def _DefendDeclared(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        whom = f" {self.name(p['target'], s)} ({p['mode']})" if p.get("target") else ""
+        return f"{self.name(p['creature'], s)} defends{whom}."
 
+    def _FullRoundActionStarted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} begins a full-round action: {self.m.esc(p['action'])}."
 
-def _defense(p: Mapping[str, Any], o: Mapping[str, Any], who: Who) -> str:
-    if not o:
-        return f"A defense against {len(p.get('incoming', []))} attacks is resolved"
-    incoming = len(p.get("incoming", []))
-    text = f"{who(o.get('defender'))}'s defense blocks {len(o['blocked'])} of {incoming} attacks"
-    if o.get("critical_hits"):
-        text += f"; critical hits: {', '.join(o['critical_hits'])}"
-    elif o.get("bypass_armor"):
-        text += f"; bypassing armor: {', '.join(o['bypass_armor'])}"
-    return text
+    def _FullRoundActionMaintained(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} maintains the full-round action."
 
+    def _FullRoundActionAborted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} aborts the full-round action."
 
-def _level(p: Mapping[str, Any], o: Mapping[str, Any], who: Who) -> str:
-    text = f"{who(p.get('creature'))} reaches level {p.get('new_level')}"
-    if o:
-        text += f": +{o['gain']} hit points ({o['how']}), max HP {o['max_hp']}"
-    return text
+    def _FullRoundActionCompleted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        lost = " (no movement this turn)" if o and o.get("movement_forfeited") else ""
+        return f"{self.name(p['creature'], s)} completes the full-round action{lost}."
 
+    # ------------------------------------------------------------ attempts
+    def _AttemptRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        level = (o or {}).get("success_level", p["success_level"])
+        against = f" against {self.names_of(p['targets'], s)}" if p.get("targets") else ""
+        who = self.name(p["creature"], s)
+        text = f"{who}'s {p['kind']} attempt{against} ({self.roll(p['roll'])}): {_words(level)}"
+        if o and o.get("natural_1_critical_failure"):
+            text += " (a natural 1 on a failure)"
+        return text + "."
 
-def _creature(verb: str, key: str = "creature") -> Sentence:
-    return lambda p, o, who: f"{who(p.get(key))} {verb}{_then(o)}"
+    def _FortuneDieExchanged(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"Attempt {self.m.esc(p['attempt_id'])} is downgraded to a normal success for a Fortune Die."
 
+    def _FortuneDieSpent(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} spends a Fortune Die: {self.m.esc(p['effect'])}."
 
-SENTENCES: dict[str, Sentence] = {
-    "CreatureRegistered": lambda p, o, who: (
-        f"{p.get('name')} joins ({'hero' if o.get('hero') else p.get('kind')}, level {p.get('level')}, "
-        f"{p.get('max_hp')} HP)"
-    ),
-    "SheetUpdated": lambda p, o, who: (
-        f"{who(p.get('creature_id'))}'s sheet changes: {', '.join(sorted(p.get('changes', {})))}"
-    ),
-    "InitiativeCheckRolled": lambda p, o, who: (
-        f"{who(p.get('creature'))} checks initiative for round {p.get('round')}: "
-        f"{_words(p.get('success_level'))}"
-        + (f", knocked back to {_words(o['band'])}" if o.get("knocked_back") else "")
-    ),
-    "InitiativeOrderChosen": lambda p, o, who: (
-        f"Order among the {p.get('side')} in the {_words(p.get('success_level'))} band: "
-        + ", ".join(who(c) for c in p.get("order", []))
-    ),
-    "DefendDeclared": lambda p, o, who: (
-        f"{who(p.get('creature'))} defends"
-        + (f" {who(p['target'])} ({p.get('mode')})" if p.get("target") else "")
-    ),
-    "FullRoundActionStarted": lambda p, o, who: (
-        f"{who(p.get('creature'))} begins a full-round action: {p.get('action')}"
-    ),
-    "FullRoundActionMaintained": _creature("maintains the full-round action"),
-    "FullRoundActionAborted": _creature("aborts the full-round action"),
-    "FullRoundActionCompleted": _creature("completes the full-round action"),
-    "AttemptRolled": _attempt,
-    "FortuneDieExchanged": lambda p, o, who: (
-        f"Attempt {p.get('attempt_id')} is downgraded to a normal success for a Fortune Die"
-    ),
-    "FortuneDieSpent": lambda p, o, who: f"{who(p.get('creature'))} spends a Fortune Die: {p.get('effect')}",
-    "DevastatingEffectChosen": lambda p, o, who: (
-        f"Devastating Effect of {p.get('attempt_id')}: {_words(p.get('option'))}"
-        + (f" on {who(p['target'])}" if p.get("target") else "")
-    ),
-    "HamperingEffectChosen": lambda p, o, who: (
-        f"Hampering Effect of {p.get('attempt_id')}: {_words(p.get('option'))}"
-        + (f" on {who(p['target'])}" if p.get("target") else "")
-    ),
-    "RankPenaltyConsumed": lambda p, o, who: (
-        f"{who(p.get('target'))}'s attempt {p.get('attempt_id')} suffers its rank penalty"
-        + (f" ({o['rank_penalty']})" if o else "")
-    ),
-    "MultiAttackDefenseResolved": _defense,
-    "DamageRolled": lambda p, o, who: (
-        f"Damage {p.get('damage_id')}: {_roll(p)}"
-        + (f", maximised to {o['dice']}" if o.get("maximized") else "")
-        + (f" + additional die {o['additional_die']}" if o.get("additional_die") is not None else "")
-    ),
-    "DiceRerolled": lambda p, o, who: (
-        f"Brutal Damage rerolls die {p.get('die_index')} of {p.get('roll_id')}: {p.get('new_face')}"
-        + ((" (higher: kept)" if o["replaced"] else " (not higher)") if o else "")
-    ),
-    "DamageApplied": _damage,
-    "TemporaryHitPointsGranted": lambda p, o, who: (
-        f"{who(p.get('target'))} gains {o.get('granted', p.get('amount'))} temporary hit points"
-        + (" (keeps the larger pool)" if o.get("kept") == "old" else "")
-    ),
-    "HealingApplied": lambda p, o, who: (
-        f"{who(p.get('target'))} is healed for {o.get('amount', p.get('amount'))}{_then(o)}"
-    ),
-    "LuckRollMade": _luck,
-    "MedicalAttemptMade": lambda p, o, who: (
-        f"{who(p.get('healer'))} tends {who(p.get('target'))} "
-        f"({_words(o.get('success_level', 'attempt'))}){_then(o)}"
-    ),
-    "HealersKitUsed": lambda p, o, who: (
-        f"{who(p.get('healer'))} uses a healer's kit on {who(p.get('target'))}{_then(o)}"
-    ),
-    "InstantKillRuled": lambda p, o, who: f"Instagib! {who(p.get('target'))} is slain outright",
-    "RestoredToLife": _creature("is restored to life"),
-    "HeroSurgeSpent": lambda p, o, who: (
-        f"{who(p.get('creature'))} spends a hero's surge ({_words(p.get('purpose'))}){_then(o)}"
-        if o.get("surge_spent", True)
-        else f"{who(p.get('creature'))} has no hero's surge to spend: nothing happens"
-    ),
-    "HeroSurgeDrained": lambda p, o, who: (
-        f"{who(p.get('creature'))} is drained of a hero's surge"
-        + (f" by {p['source']}" if p.get("source") else "")
-        + _then(o)
-    ),
-    "HeroSurgesRestored": lambda p, o, who: (
-        f"{who(p.get('creature'))} regains up to {p.get('amount')} hero's surge(s){_then(o)}"
-    ),
-    "RestTaken": lambda p, o, who: (
-        f"A {p.get('kind')} rest"
-        + (f" of {p['hours']} hours" if p.get("hours") is not None else "")
-        + (": " + ", ".join(who(c) for c in o["participants"]) if o.get("participants") else "")
-    ),
-    "TimeAdvanced": lambda p, o, who: f"{p.get('minutes')} minutes pass",
-    "LevelGained": _level,
-}
+    def _DevastatingEffectChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"Devastating Effect of {self.m.esc(p['attempt_id'])}: {_words(p['option'])}{self._on(p, s)}."
 
+    def _HamperingEffectChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"Hampering Effect of {self.m.esc(p['attempt_id'])}: {_words(p['option'])}{self._on(p, s)}."
 
-def sentence(
-    fact_type: str, payload: Mapping[str, Any], outcome: Mapping[str, Any] | None, names: Mapping[str, str]
-) -> str | None:
-    """The plain sentence for a hero's-surge fact, or None for a fact the core narrates."""
+    def _RankPenaltyConsumed(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        amount = f" ({o['rank_penalty']})" if o else ""
+        attempt = self.m.esc(p["attempt_id"])
+        return f"{self.name(p['target'], s)}'s attempt {attempt} suffers its rank penalty{amount}."
 
-    def who(cid: Any) -> str:
-        return names.get(cid, str(cid)) if isinstance(cid, str) else "someone"
+    def _MultiAttackDefenseResolved(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        if not o:
+            return f"A defense against {len(p['incoming'])} attacks is resolved."
+        blocked, incoming = len(o["blocked"]), len(p["incoming"])
+        text = f"{self.name(o['defender'], s)}'s defense blocks {blocked} of {incoming} attacks"
+        if o.get("critical_hits"):
+            text += f"; critical hits: {self.m.esc(', '.join(o['critical_hits']))}"
+        elif o.get("bypass_armor"):
+            text += f"; bypassing armor: {self.m.esc(', '.join(o['bypass_armor']))}"
+        return text + "."
 
-    handler = SENTENCES.get(fact_type)
-    return None if handler is None else handler(payload, outcome or {}, who)
+    def _DamageRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        text = f"Damage {self.m.esc(p['damage_id'])}: {self.roll(p['roll'])}"
+        if o and o.get("maximized"):
+            text += f", maximised to {o['dice']}"
+        if o and o.get("additional_die") is not None:
+            text += f", + additional die {o['additional_die']}"
+        return text + "."
+
+    def _DiceRerolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        kept = (" (higher: kept)" if o["replaced"] else " (not higher)") if o else ""
+        die = f"die {p['die_index']} of {self.m.esc(p['roll_id'])}"
+        return f"Brutal Damage rerolls {die}: {p['new_face']}{kept}."
+
+    # ------------------------------------------------------------ damage, healing, dying
+    def _DamageApplied(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["target"], s)
+        if not o:
+            return f"{who} is dealt damage."
+        crit = " critical" if o.get("critical") else ""
+        bypass = " (armor bypassed)" if o.get("bypass_dr") else ""
+        return f"{who} takes {o['taken']} of {o['amount']}{crit} damage{bypass}{self.then(o)}."
+
+    def _TemporaryHitPointsGranted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        kept = " (keeps the larger pool)" if o and o.get("kept") == "old" else ""
+        amount = o["granted"] if o else p["amount"]
+        return f"{self.name(p['target'], s)} gains {amount} temporary hit points{kept}."
+
+    def _HealingApplied(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        amount = o["amount"] if o else p["amount"]
+        return f"{self.name(p['target'], s)} is healed for {amount}{self.then(o)}."
+
+    def _LuckRollMade(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        result = (o or {}).get("result", p.get("result") or "not ruled")
+        return (
+            f"{self.name(p['creature'], s)} makes a luck roll ({_words(p['context'])}, "
+            f"{self.roll(p['roll'])}): {result}{self.then(o)}."
+        )
+
+    def _MedicalAttemptMade(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        level = f" ({_words(o['success_level'])})" if o else ""
+        return f"{self.name(p['healer'], s)} tends {self.name(p['target'], s)}{level}{self.then(o)}."
+
+    def _HealersKitUsed(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return (
+            f"{self.name(p['healer'], s)} uses a healer's kit on {self.name(p['target'], s)}{self.then(o)}."
+        )
+
+    def _InstantKillRuled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"Instagib! {self.name(p['target'], s)} is slain outright."
+
+    def _RestoredToLife(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} is restored to life by {self.m.esc(p['means'])}{self.then(o)}."
+
+    # ------------------------------------------------------------ surges, rests, levels
+    def _HeroSurgeSpent(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s)
+        if o and not o.get("surge_spent", True):
+            return f"{who} has no hero's surge to spend: nothing happens."
+        return f"{who} spends a hero's surge ({_words(p['purpose'])}){self.then(o)}."
+
+    def _HeroSurgeDrained(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        by = f" by {self.m.esc(p['source'])}" if p.get("source") else ""
+        return f"{self.name(p['creature'], s)} is drained of a hero's surge{by}{self.then(o)}."
+
+    def _HeroSurgesRestored(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} regains up to {p['amount']} hero's surge(s){self.then(o)}."
+
+    def _RestTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        hours = f" of {p['hours']} hours" if p.get("hours") is not None else ""
+        who = f": {self.names_of(list(o['participants']), s)}" if o and o.get("participants") else ""
+        return f"A {p['kind']} rest{hours}{who}."
+
+    def _LevelGained(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        text = f"{self.name(p['creature'], s)} reaches level {p['new_level']}"
+        if o:
+            text += f": +{o['gain']} hit points ({self.m.esc(o['how'])}), max HP {o['max_hp']}"
+        return text + "."
+
+    # ------------------------------------------------------------ boundaries and summaries
+    def turn_start_steps(self, turn: Mapping[str, Any], s: Any) -> list[Step]:
+        out: list[Step] = []
+        who = self.name(turn["creature"], s)
+        if turn.get("defend_ended"):
+            out.append(("derived", f"{who}'s defend ends."))
+        if turn.get("luck_roll_owed"):
+            out.append(("derived", f"{who} is dying and must make a luck roll."))
+        return out
+
+    def tally(
+        self,
+        fact_type: str,
+        p: dict[str, Any],
+        o: dict[str, Any] | None,
+        changes: Mapping[str, Change],
+        s: Any = None,
+    ) -> list[tuple[str, str, int]]:
+        """Damage dealt (by the attempt's creature), and from the views: damage taken (temporary
+        HP and HP lost to damage), healing (HP gained), hero's surges lost or spent."""
+        out: list[tuple[str, str, int]] = []
+        if o is not None and fact_type == "DamageApplied" and o.get("by") and o.get("taken"):
+            out.append((o["by"], "dealt", int(o["taken"])))
+        for cid, (before, after) in changes.items():
+            if before is None or after is None:
+                continue
+            hp0, hp1 = before["hit_points"], after["hit_points"]
+            lost = (hp0["current"] + hp0["temporary"]) - (hp1["current"] + hp1["temporary"])
+            if fact_type == "DamageApplied" and lost > 0:
+                out.append((cid, "taken", lost))
+            if hp1["current"] > hp0["current"] and fact_type != "DamageApplied":
+                out.append((cid, "healed", hp1["current"] - hp0["current"]))
+            s0, s1 = before.get("hero_surges"), after.get("hero_surges")
+            if s0 is not None and s1 is not None and s1 < s0:
+                out.append((cid, "surges", s0 - s1))
+        return out
+
+    def marks(
+        self, fact_type: str, p: dict[str, Any], o: dict[str, Any] | None, changes: Mapping[str, Change]
+    ) -> list[tuple[str, str]]:
+        out = super().marks(fact_type, p, o, changes)
+        if o is not None and fact_type == "RestTaken" and p["kind"] in REST_MARKS:
+            out += [(cid, REST_MARKS[p["kind"]]) for cid in o.get("participants", {})]
+        for cid, (before, after) in changes.items():
+            if before and after and (before.get("hero_surges") or 0) >= 0 > (after.get("hero_surges") or 0):
+                out.append((cid, "negative hero's surges"))
+        return out

@@ -168,8 +168,12 @@ def damage_applied(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any
     if critical and target.hero:
         bypass = True  # B-HS-19: a critical hit against a hero bypasses armor DR
     total = _damage_total(state, p, target, critical)
+    by = None
     if p["damage_id"] is not None:
-        state.damage[p["damage_id"]] = {**state.damage[p["damage_id"]], "applied": True}
+        rolled = state.damage[p["damage_id"]]
+        state.damage[p["damage_id"]] = {**rolled, "applied": True}
+        attempt = state.attempts.get(rolled["attempt"]) if rolled["attempt"] is not None else None
+        by = attempt["creature"] if attempt is not None else None
     c = owned(state, target.id, "target")
     before = vit.snapshot(c)
     events: list[dict[str, Any]] = []
@@ -179,6 +183,7 @@ def damage_applied(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any
         before,
         events,
         target=c.id,
+        by=by,
         parts=total["parts"],
         amount=total["total"],
         bypass_dr=bypass,

@@ -8,11 +8,12 @@ from importlib import metadata
 import pytest
 
 from domain import rulesets
+from domain.core import narration
 from domain.errors import CORE_CODES, InvalidInput
 from domain.rulesets.hero_surge import ERROR_CODES, HERO_SURGE, narrate
 from domain.rulesets.hero_surge.flags import FLAGS
 from domain.rulesets.stellar_winds import StellarWinds
-from tests.unit.hero_surge.helpers import HSTable, d20
+from tests.unit.hero_surge.helpers import HSTable, d20, roll
 
 # C2.2's events: each is a fact of this catalogue, the core's, or folded into another (facts.py).
 C22_EVENTS = {
@@ -127,39 +128,98 @@ def test_pending_rolls_lists_owed_luck_rolls() -> None:
 def test_narration_is_one_sentence_per_fact_with_its_consequences() -> None:
     t = HSTable()
     t.add("brin")
+    n = rulesets.narrator_for(HERO_SURGE)
+    assert isinstance(n, narrate.HeroSurgeNarrator)
     rec = t.rec("DamageApplied", target="brin", amount=27)
-    text = narrate.sentence("DamageApplied", rec.facts[0]["payload"], rec.outcome, {"brin": "Brin"})
+    state = t.ledger.state
+    text = n.sentence("DamageApplied", rec.facts[0]["payload"], rec.outcome, state)
     assert (
-        text == "Brin takes 27 of 27 damage; falls unconscious, loses a hero's surge (4 left), begins dying"
+        text == "Brin takes 27 of 27 damage; falls unconscious, loses a hero's surge (4 left), begins dying."
     )
-    rec = t.rec("DamageApplied", target="brin", amount=1)
+    t.rec("DamageApplied", target="brin", amount=1)
     luck = t.rec("LuckRollMade", creature="brin", context="dying_damage", roll=d20(3))
-    text = narrate.sentence("LuckRollMade", luck.facts[0]["payload"], luck.outcome, {"brin": "Brin"})
+    text = n.sentence("LuckRollMade", luck.facts[0]["payload"], luck.outcome, t.ledger.state)
     assert (
-        text == "Brin makes a luck roll (dying damage, 1d20 (3) = 3): unlucky; loses a hero's surge (3 left)"
+        text == "Brin makes a luck roll (dying damage, 1d20 (3) = 3): unlucky; loses a hero's surge (3 left)."
     )
-    assert narrate.sentence("FactRevoked", {}, None, {}) is None
+    assert n.sentence(
+        "FactRevoked", {"target": 3, "reason": "oops", "cascade": "fact"}, None, state
+    ).startswith("The GM revokes fact #3")
 
 
 def test_every_hero_surge_fact_has_a_sentence_even_without_an_outcome() -> None:
-    """An orphaned or revoked fact has no outcome: its sentence still reads."""
+    """An orphaned or revoked fact has no outcome: its sentence still reads (from the payload)."""
     from domain.rulesets.hero_surge.facts import FACTS
 
+    t = HSTable()
+    t.add("brin")
+    n = HERO_SURGE.narrator(narration.PLAIN)
     samples = {
         "CreatureRegistered": {"name": "Brin", "kind": "pc", "level": 1, "max_hp": 9},
-        "AttemptRolled": {"creature": "b", "kind": "attack", "roll": d20(3), "success_level": "failure"},
-        "LuckRollMade": {"creature": "b", "context": "dying_damage", "roll": d20(3)},
+        "SheetUpdated": {"creature_id": "brin", "changes": {"name": "B"}},
+        "InitiativeCheckRolled": {"creature": "brin", "round": 1, "roll": d20(3), "success_level": "failure"},
+        "InitiativeOrderChosen": {"side": "heroes", "success_level": "failure", "order": ["brin"]},
+        "DefendDeclared": {"creature": "brin", "mode": "self", "target": None},
+        "FullRoundActionStarted": {"creature": "brin", "action": "ritual"},
+        "FullRoundActionMaintained": {"creature": "brin"},
+        "FullRoundActionAborted": {"creature": "brin"},
+        "FullRoundActionCompleted": {"creature": "brin"},
+        "AttemptRolled": {
+            "creature": "brin",
+            "kind": "attack",
+            "roll": d20(3),
+            "success_level": "failure",
+            "targets": [],
+        },
+        "FortuneDieExchanged": {"attempt_id": "a"},
+        "FortuneDieSpent": {"creature": "brin", "effect": "luck"},
+        "DevastatingEffectChosen": {"attempt_id": "a", "option": "knock_back", "target": "brin"},
+        "HamperingEffectChosen": {"attempt_id": "a", "option": "move_5ft", "target": None},
+        "RankPenaltyConsumed": {"target": "brin", "attempt_id": "a"},
         "MultiAttackDefenseResolved": {"incoming": ["g1"]},
-        "LevelGained": {"creature": "b", "new_level": 2},
-        "SheetUpdated": {"creature_id": "b", "changes": {"name": "B"}},
-        "InitiativeCheckRolled": {"creature": "b", "round": 1, "success_level": "failure"},
-        "InitiativeOrderChosen": {"side": "heroes", "success_level": "failure", "order": ["b"]},
-        "DefendDeclared": {"creature": "b"},
-        "DevastatingEffectChosen": {"attempt_id": "a", "option": "knock_back"},
-        "HamperingEffectChosen": {"attempt_id": "a", "option": "move_5ft"},
-        "HeroSurgeSpent": {"creature": "b", "purpose": "healing"},
-        "RestTaken": {"kind": "long"},
+        "DamageRolled": {"damage_id": "d", "roll": d20(3)},
+        "DiceRerolled": {"roll_id": "d", "die_index": 0, "new_face": 2},
+        "DamageApplied": {"target": "brin"},
+        "TemporaryHitPointsGranted": {"target": "brin", "amount": 3},
+        "HealingApplied": {"target": "brin", "amount": 3},
+        "LuckRollMade": {"creature": "brin", "context": "dying_damage", "roll": d20(3)},
+        "MedicalAttemptMade": {"healer": "brin", "target": "brin"},
+        "HealersKitUsed": {"healer": "brin", "target": "brin"},
+        "InstantKillRuled": {"target": "brin"},
+        "RestoredToLife": {"creature": "brin", "means": "a miracle"},
+        "HeroSurgeSpent": {"creature": "brin", "purpose": "healing"},
+        "HeroSurgeDrained": {"creature": "brin", "source": ""},
+        "HeroSurgesRestored": {"creature": "brin", "amount": 1},
+        "RestTaken": {"kind": "long", "hours": None},
+        "LevelGained": {"creature": "brin", "new_level": 2},
     }
-    for fact_type in FACTS:
-        text = narrate.sentence(fact_type, samples.get(fact_type, {}), None, {"b": "Brin"})
-        assert text and isinstance(text, str), fact_type
+    assert set(samples) == set(FACTS)
+    for fact_type, payload in samples.items():
+        text = n.sentence(fact_type, payload, None, t.ledger.state)
+        assert text.endswith(".") and "Brin" in text or fact_type in {
+            "FortuneDieExchanged", "DevastatingEffectChosen", "HamperingEffectChosen",
+            "MultiAttackDefenseResolved", "DamageRolled", "DiceRerolled", "InitiativeOrderChosen",
+            "RestTaken",
+        }, (fact_type, text)  # fmt: skip
+
+
+def test_the_narrators_summary_columns_and_marks() -> None:
+    """The per-encounter table (dealt, taken, healed, surges) and the timeline marks."""
+    t = HSTable()
+    t.add("aldric")
+    t.add("brin")
+    n = HERO_SURGE.narrator(narration.PLAIN)
+    t.attempt("a1", "aldric", "normal_success", 14, targets=["brin"])
+    t.rec("DamageRolled", damage_id="d1", attempt_id="a1", roll=roll("3d10", 10, 10, 7))
+    before = t.ledger.state.clone()
+    rec = t.rec("DamageApplied", target="brin", damage_id="d1")
+    after = t.ledger.state
+    changes = {"brin": (HERO_SURGE.creature_view(before, "brin"), HERO_SURGE.creature_view(after, "brin"))}
+    assert sorted(n.tally("DamageApplied", rec.facts[0]["payload"], rec.outcome, changes)) == [
+        ("aldric", "dealt", 27),
+        ("brin", "surges", 1),
+        ("brin", "taken", 27),
+    ]
+    assert ("brin", "dying") in n.marks("DamageApplied", rec.facts[0]["payload"], rec.outcome, changes)
+    steps = n.turn_start_steps({"creature": "brin", "luck_roll_owed": "dying_turn_start"}, after)
+    assert steps == [("derived", "Brin is dying and must make a luck roll.")]
