@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import dice
-from domain.core.checks import owned, peek, require
+from domain.core.rules import owned, peek, require
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets.hero_surge import rounds
 from domain.rulesets.hero_surge.state import HSState, current_round

@@ -11,7 +11,7 @@ from typing import Any
 
 from domain import dice
 from domain.core.catalogue import check_field
-from domain.core.checks import owned, peek, require
+from domain.core.rules import ability_modifier, owned, peek, require
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets.hero_surge import vitality as vit
 from domain.rulesets.hero_surge.facts import FACTS
@@ -55,7 +55,7 @@ def _modifier(c: Creature, flags: dict[str, Any]) -> int:
     """The Constitution modifier for extra level-up dice (flag hs.con_modifier)."""
     if c.con_mod is not None:
         return c.con_mod
-    return (c.con_score - 10) // 2 if flags["hs.con_modifier"] == "score" else 0
+    return ability_modifier(c.con_score) if flags["hs.con_modifier"] == "score" else 0
 
 
 def creature_registered(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
