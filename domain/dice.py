@@ -78,12 +78,15 @@ __all__ = [
     "Term",
     "describe",
     "dice_count",
+    "dice_of",
+    "maximum",
     "natural",
     "parse",
     "percentile",
     "roll",
     "roll_total",
     "validate_roll",
+    "with_face",
 ]
 
 MAX_EXPRESSION_LENGTH: Final = 100
@@ -197,6 +200,57 @@ def roll_total(roll: Roll) -> int:
         subtotal = sum(faces) if keep is None else sum(sorted(faces, reverse=keep[0] == "h")[: int(keep[1:])])
         total += subtotal if term["sign"] > 0 else -subtotal
     return total
+
+
+def maximum(roll: Roll) -> int:
+    """Return the highest total the roll's dice could show (a maximised roll: faces ignored).
+
+    Added dice count their sides, subtracted dice count 1 each (their lowest face), only the
+    kept dice count, and constants are added as they are. Pure and cheap, like
+    :func:`roll_total`.
+    """
+    total = 0
+    for term in roll["terms"]:
+        if "const" in term:
+            total += term["const"]
+            continue
+        keep = term.get("keep")
+        kept = len(term["faces"]) if keep is None else min(int(keep[1:]), len(term["faces"]))
+        total += term["sides"] * kept if term["sign"] > 0 else -kept
+    return total
+
+
+def dice_of(roll: Roll) -> list[tuple[int, int]]:
+    """Return every die of the roll as ``(sides, face)``, in rolling order (dropped dice included).
+
+    The position in this list is the die's index for :func:`with_face`.
+    """
+    return [(term["sides"], face) for term in roll["terms"] if "faces" in term for face in term["faces"]]
+
+
+def with_face(roll: Roll, index: int, face: int) -> Roll:
+    """Return a copy of the roll with die ``index`` (as :func:`dice_of` counts) showing ``face``.
+
+    For in-game rerolls (a power that rerolls a die): the stored roll is never changed, the
+    fold derives the new one. Raises :class:`DiceError` for an index or face that does not fit.
+    """
+    position = 0
+    terms: list[Term] = []
+    found = False
+    for term in roll["terms"]:
+        if "faces" not in term:
+            terms.append(dict(term))
+            continue
+        faces = list(term["faces"])
+        if not found and position <= index < position + len(faces):
+            _check_face(face, term["sides"], f"die {index}", "new_face")
+            faces[index - position] = face
+            found = True
+        position += len(faces)
+        terms.append({**term, "faces": faces})
+    if not found:
+        raise DiceError(f"the roll has no die {index} (it has {position})", field="die_index")
+    return {**roll, "terms": terms}
 
 
 def natural(roll: Roll) -> int | None:

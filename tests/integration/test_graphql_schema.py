@@ -41,7 +41,7 @@ def domain_codes() -> set[str]:
             if (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
-                and re.fullmatch(r"[A-Z][A-Z_]{2,}", node.value)
+                and re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", node.value)
             ):
                 found.add(node.value)
     return found - names

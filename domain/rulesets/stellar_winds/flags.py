@@ -8,49 +8,13 @@ retroactively).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from domain.core.flags import Flag, defaults, validate
+from domain.core.flags import boolean as _bool
+from domain.core.flags import choice as _choice
+from domain.core.flags import whole as _int
 from domain.errors import InvalidInput
-
-
-@dataclass(frozen=True)
-class Flag:
-    default: Any
-    ref: str
-    doc: str
-    check: Callable[[str, Any], Any]
-
-
-def _choice(*choices: Any) -> Callable[[str, Any], Any]:
-    def check(name: str, value: Any) -> Any:
-        if value not in choices:
-            raise InvalidInput(
-                f"flag {name} must be one of {', '.join(map(str, choices))}; got {value!r}", field="value"
-            )
-        return value
-
-    return check
-
-
-def _int(lo: int, hi: int, nullable: bool = False) -> Callable[[str, Any], Any]:
-    def check(name: str, value: Any) -> Any:
-        if value is None and nullable:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise InvalidInput(
-                f"flag {name} must be a whole number from {lo} to {hi}; got {value!r}", field="value"
-            )
-        return value
-
-    return check
-
-
-def _bool(name: str, value: Any) -> Any:
-    if not isinstance(value, bool):
-        raise InvalidInput(f"flag {name} must be true or false; got {value!r}", field="value")
-    return value
 
 
 def _xp_table(name: str, value: Any) -> Any:
@@ -158,11 +122,8 @@ FLAGS: dict[str, Flag] = {
     ),
 }
 
-DEFAULTS: dict[str, Any] = {name: flag.default for name, flag in FLAGS.items()}
+DEFAULTS: dict[str, Any] = defaults(FLAGS)
 
 
 def validate_flag(name: str, value: Any) -> Any:
-    flag = FLAGS.get(name)
-    if flag is None:
-        raise InvalidInput(f"unknown rules flag {name!r}", field="flag")
-    return flag.check(name, value)
+    return validate(FLAGS, name, value)

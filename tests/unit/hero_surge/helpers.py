@@ -1,0 +1,162 @@
+"""A hero's-surge table on the in-memory store, with every die given by the test.
+
+``HSTable`` creates a campaign with ``ruleset="hero-surge"`` through ``ChronicleApplication``
+and offers short ways to record facts and read creature views. The creatures the tests use
+are built from RULES.md numbers:
+
+* ``aldric``: hero, level 1, Con 14, max HP 40, Hit Die d8, armor DR 2: 4 hero's surges
+  (HS-15), dies when -HP > max(14, 20) = 20 (HS-12);
+* ``brin``: hero, level 2, Con 16, max HP 24, Hit Die d10: 5 hero's surges, dies when
+  -HP > max(16, 12) = 16; 1/4 of max HP = 6;
+* ``goblin``: monster, max HP 10, Con 10; ``ogre``: monster, max HP 30, Con 16, DR 3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.service.application import ChronicleApplication, Recorded
+from domain import dice
+from tests.unit.conftest import memory_application
+
+SHEETS: dict[str, dict[str, Any]] = {
+    "aldric": {"kind": "pc", "level": 1, "con_score": 14, "max_hp": 40, "hit_die": 8, "damage_reduction": 2},
+    "brin": {"kind": "pc", "level": 2, "con_score": 16, "max_hp": 24, "hit_die": 10},
+    "goblin": {"kind": "monster", "level": 1, "con_score": 10, "max_hp": 10},
+    "ogre": {"kind": "monster", "level": 3, "con_score": 16, "max_hp": 30, "damage_reduction": 3},
+}
+
+
+def roll(expression: str, *faces: int) -> dict[str, Any]:
+    """A Roll record with the faces as they fell (manual dice)."""
+    return dice.roll(expression, faces=list(faces))
+
+
+def d20(face: int, bonus: int = 0) -> dict[str, Any]:
+    return roll(f"1d20+{bonus}" if bonus else "1d20", face)
+
+
+class HSTable:
+    def __init__(self, app: ChronicleApplication | None = None, flags: dict[str, Any] | None = None) -> None:
+        self.app = app or memory_application()
+        self.cid = self.app.create_campaign("Surge", ruleset="hero-surge", flags=flags)
+
+    # --- setup ---------------------------------------------------------------
+    def add(self, cid: str, **changes: Any) -> Recorded:
+        sheet = {**SHEETS.get(cid, SHEETS["goblin"]), **changes}
+        return self.rec("CreatureRegistered", creature_id=cid, name=cid.title(), **sheet)
+
+    # --- facts ---------------------------------------------------------------
+    def rec(self, fact_type: str, **payload: Any) -> Recorded:
+        return self.app.record(self.cid, fact_type, payload)
+
+    def out(self, fact_type: str, **payload: Any) -> dict[str, Any]:
+        return self.rec(fact_type, **payload).outcome
+
+    def damage(self, target: str, amount: int = 0, **more: Any) -> dict[str, Any]:
+        return self.out("DamageApplied", target=target, amount=amount, **more)
+
+    def attempt(
+        self, aid: str, who: str, level: str, face: int, kind: str = "attack", bonus: int = 0, **more: Any
+    ) -> dict[str, Any]:
+        return self.out(
+            "AttemptRolled",
+            attempt_id=aid,
+            creature=who,
+            kind=kind,
+            roll=d20(face, bonus),
+            success_level=level,
+            **more,
+        )
+
+    def luck(self, who: str, context: str, *faces: int, **more: Any) -> dict[str, Any]:
+        r = roll("2d20kh1", *faces) if len(faces) == 2 else d20(faces[0])
+        return self.out("LuckRollMade", creature=who, context=context, roll=r, **more)
+
+    # --- reads ---------------------------------------------------------------
+    def v(self, cid: str, position: int | None = None, view: str = "corrected") -> dict[str, Any]:
+        return self.app.creature_state(self.cid, cid, position, view)
+
+    def hp(self, cid: str) -> int:
+        return int(self.v(cid)["hit_points"]["current"])
+
+    def surges(self, cid: str) -> int:
+        return int(self.v(cid)["hero_surges"])
+
+    @property
+    def ledger(self) -> Any:
+        return self.app.ledger(self.cid)
+
+    @property
+    def position(self) -> int:
+        return int(self.ledger.last_seq)
+
+    def store_max(self) -> int:
+        return int(self.app.recorder.max_notification_id() or 0)
+
+    def orphans(self) -> dict[str, str]:
+        return dict(self.app.summary(self.cid)["orphans"])
+
+
+class StubEncounter:
+    """A running encounter as the core encounter engine will hold it (id, round, participants),
+    for driving the turn-boundary hooks directly until the engine lands."""
+
+    def __init__(self, eid: str, participants: list[str], round_no: int = 1, started_at: int = 0) -> None:
+        self.id, self.participants, self.round, self.state = eid, list(participants), round_no, "running"
+        self.started_at = started_at
+
+    def clone(self) -> StubEncounter:
+        return StubEncounter(self.id, self.participants, self.round, self.started_at)
+
+
+class Ctx:
+    def __init__(self, seq: int) -> None:
+        self.seq, self.meta, self.overrides, self.waived = seq, {}, {}, False
+
+    def ruling_holds(self, ruling_id: str) -> bool:
+        return False
+
+    def ruling_value(self, ruling_id: str) -> Any:
+        return None
+
+
+class Scene:
+    """A fold state taken from a table's ledger, with a running encounter, driven fact by fact
+    through the ruleset and the engine hooks (``domain.rulesets.hero_surge.rounds``)."""
+
+    def __init__(self, table: HSTable, participants: list[str], round_no: int = 1) -> None:
+        from domain.rulesets.hero_surge import HERO_SURGE
+
+        self.rules = HERO_SURGE
+        self.state = table.ledger.state.clone()
+        self.encounter = StubEncounter("e1", participants, round_no, started_at=table.position + 1)
+        self.state.encounters["e1"] = self.encounter
+        self.state.active_encounter = "e1"
+        self.seq = table.position
+
+    def ctx(self) -> Ctx:
+        self.seq += 1
+        return Ctx(self.seq)
+
+    def apply(self, fact_type: str, **payload: Any) -> dict[str, Any]:
+        checked = self.rules.catalogue.validate(fact_type, payload)
+        trial = self.state.clone()  # a refusal leaves the scene as it was (as the ledger does)
+        trial.encounters["e1"] = self.encounter
+        out: dict[str, Any] = self.rules.apply(trial, fact_type, checked, self.ctx())
+        self.state = trial
+        return out
+
+    def turn_start(self, cid: str) -> dict[str, Any]:
+        from domain.rulesets.hero_surge import rounds
+
+        return rounds.turn_started(self.state, self.encounter, cid, self.ctx())
+
+    def next_round(self) -> dict[str, Any]:
+        from domain.rulesets.hero_surge import rounds
+
+        self.encounter.round += 1
+        return rounds.round_started(self.state, self.encounter, self.ctx())
+
+    def v(self, cid: str) -> dict[str, Any]:
+        return self.rules.creature_view(self.state, cid)
