@@ -78,6 +78,7 @@ __all__ = [
     "Term",
     "describe",
     "dice_count",
+    "maximum",
     "natural",
     "parse",
     "roll",
@@ -195,6 +196,26 @@ def roll_total(roll: Roll) -> int:
         keep = term.get("keep")
         subtotal = sum(faces) if keep is None else sum(sorted(faces, reverse=keep[0] == "h")[: int(keep[1:])])
         total += subtotal if term["sign"] > 0 else -subtotal
+    return total
+
+
+def maximum(roll: Roll | str, *, weapon: str | None = None) -> int:
+    """Return the highest total a roll's expression can show (a maximised critical hit).
+
+    Takes a Roll record or an expression (then ``weapon`` expands weapon dice). Every kept
+    die that adds shows its top face and every kept die that subtracts shows 1; constants
+    count as they are. The faces of a record are ignored: a maximised roll is not rolled.
+    """
+    terms = parse(roll, weapon=weapon) if isinstance(roll, str) else roll["terms"]
+    total = 0
+    for term in terms:
+        if "const" in term:
+            total += term["const"]
+            continue
+        count = int(term["count"]) if "count" in term else len(term["faces"])
+        keep = term.get("keep")
+        kept = min(int(keep[1:]), count) if keep else count
+        total += term["sides"] * kept if term["sign"] > 0 else -kept
     return total
 
 

@@ -165,19 +165,6 @@ def _attack_parts(
     return parts
 
 
-def _max_total(roll: dict[str, Any]) -> int:
-    """The maximum a roll could show (crit_mode 'max', the 4e reading)."""
-    total = 0
-    for term in roll["terms"]:
-        if "const" in term:
-            total += term["const"]
-        else:
-            keep = term.get("keep")
-            kept = min(int(keep[1:]), len(term["faces"])) if keep else len(term["faces"])
-            total += term.get("sign", 1) * term["sides"] * kept
-    return total
-
-
 def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     power = check_power(p["power"])
     kind = power["kind"]
@@ -258,7 +245,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         applies = hit or power["miss"] == "half"
         if droll is not None and applies and target.life != "dead":
             crit_mode = state.flags["sw.crit_mode"]
-            raw = _max_total(droll) if crit and crit_mode == "max" else dice.roll_total(droll)
+            raw = dice.maximum(droll) if crit and crit_mode == "max" else dice.roll_total(droll)
             if crit and p["extra_crit"] is not None:
                 raw += dice.roll_total(p["extra_crit"])
             amount, steps = dmg.modify(target, raw, power["damage_types"], half=not hit, weakened=weakened)
