@@ -81,6 +81,7 @@ __all__ = [
     "maximum",
     "natural",
     "parse",
+    "percentile",
     "roll",
     "roll_total",
     "validate_roll",
@@ -238,6 +239,19 @@ def natural(roll: Roll) -> int | None:
             return None
         found = faces[0] if keep is None else (max(faces) if keep[0] == "h" else min(faces))
     return found
+
+
+def percentile(roll: Roll) -> int | None:
+    """Return the face of a bare percentile roll (``d%`` or ``1d100``: one d100, nothing
+    added; the "00" face is 100), or None for any other roll."""
+    terms = roll["terms"]
+    if len(terms) != 1 or "const" in terms[0]:
+        return None
+    term = terms[0]
+    if term["sides"] != 100 or len(term["faces"]) != 1 or term.get("keep") or term["sign"] < 0:
+        return None
+    face: int = term["faces"][0]
+    return face
 
 
 def validate_roll(roll: Roll) -> Roll:

@@ -44,7 +44,7 @@ class NotFound(DomainError):
 
 
 class RuleViolation(DomainError):
-    """The rules forbid this now (no surge left, action point locked, ...).
+    """The rules forbid this now (a resource spent, a creature not dying, not its turn, ...).
 
     During a refold the same exception marks a fact as *orphaned*: its
     preconditions no longer hold after a correction.
@@ -103,10 +103,10 @@ CORE_CODES: dict[str, str] = {
     "NO_ACTION_LEFT": "The creature has no action of that kind left this turn.",
     "CREATURE_DEAD": "The creature is dead.",
     "NOT_YET": "Not yet possible.",
-    "TOO_MUCH": "More than allowed (e.g. wounds above the maximum).",
+    "TOO_MUCH": "More than allowed (e.g. a track restored above its maximum).",
     "WRONG_ACTION": "The wrong kind of action for this.",
     "NOT_ALLOWED": (
-        "Not allowed for this creature (e.g. second wind for a monster, death saves for a minion)."
+        "Not allowed for this creature (e.g. a player-character option used by a monster)."
     ),
     "NOT_ACTIVE": "The creature or effect is not active.",
     "NOT_AFFECTED": "The creature is not affected by this effect.",

@@ -120,6 +120,9 @@ class Ledger:
         self._checkpoints: list[tuple[int, int, Any, dict[int, str]]] = []  # (seq, n entries, state, orphans)
         self._dirty_corrections = False
         self._prepared: tuple[int, Any, dict[int, str], Resolution, list[Any]] | None = None
+        # True once the present state object was handed out (``state``): the ledger then never
+        # changes that object again, it folds on a copy-on-write clone instead.
+        self._lent = False
         self._reset_state()
 
     # ------------------------------------------------------------------ basics
@@ -395,7 +398,13 @@ class Ledger:
         if self._folded < len(self.entries):
             self._fold_forward()
 
+    def _own_state(self) -> None:
+        """Before folding into the present in place: if it was handed out, fold into a clone."""
+        if self._lent:
+            self._state, self._orphans, self._lent = self._state.clone(), dict(self._orphans), False
+
     def _fold_forward(self) -> None:
+        self._own_state()
         start = self._folded
         self._fold(
             self._state, self._orphans, start, len(self.entries), self._res, checkpoints=self._checkpoints
@@ -439,6 +448,7 @@ class Ledger:
             self._reset_state()
             n, state, orphans = 0, self._state, self._orphans
         elif start >= first_new:
+            self._own_state()
             n, state, orphans = self._folded, self._state, self._orphans
         else:
             keys = [c[0] for c in self._checkpoints]
@@ -457,8 +467,10 @@ class Ledger:
     # ------------------------------------------------------------------- reading
     @property
     def state(self) -> Any:
-        """The present, as corrected now."""
+        """The present, as corrected now: an object the ledger will not change any more (later
+        facts fold into a copy-on-write clone), so a reader may keep it after the campaign moves on."""
         self._catch_up()
+        self._lent = True
         return self._state
 
     @property
@@ -730,6 +742,11 @@ class Ledger:
             self._fold(state, orphans, i, i + 1, res, sink=sink)
             outcome, orphan = got[0] if got else (None, None)
             yield e, outcome, orphan, state
+
+    def payload_as_read(self, seq: int) -> dict[str, Any]:
+        """A fact's effective (amended) payload under the resolution being folded now: safe to call
+        from a fold's sink (it does not catch up)."""
+        return self._payload(seq, self._res)
 
     def effective_payload(self, seq: int) -> dict[str, Any]:
         return self._payload(seq, self.resolution)

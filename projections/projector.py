@@ -27,8 +27,10 @@ from eventsourcing.persistence import Notification
 
 from domain import rulesets
 from domain.campaign import Campaign
+from domain.core.narration import Narrator
 from domain.ledger import Entry, Ledger
-from projections.narrate import FactStatus, narrate
+from domain.rulesets import narrator_for
+from projections.narrate import FactStatus, annotate
 
 __all__ = ["PROJECTIONS", "Batch", "Projector", "involved_creatures"]
 
@@ -97,7 +99,7 @@ class _Reading:
     orphan: str | None
     encounter_id: str | None
     round: int | None
-    names: dict[str, str]
+    sentence: str  # the ruleset narrator's sentence, read while the state was current
 
 
 class Projector:
@@ -108,6 +110,7 @@ class Projector:
         self.max_campaigns = max_campaigns
         self._campaigns: OrderedDict[UUID, Campaign] = OrderedDict()
         self._notification_ids: dict[UUID, dict[int, int]] = {}
+        self._narrators: dict[str, Narrator] = {}
 
     def reset(self) -> None:
         """Forget every in-memory ledger (after a failed write or a tracking change)."""
@@ -183,9 +186,12 @@ class Projector:
         wanted = set(wanted)
         ledger = campaign.ledger
         readings: list[_Reading] = []
+        narrator = self._narrators.get(ledger.ruleset.id)
+        if narrator is None:
+            narrator = self._narrators[ledger.ruleset.id] = narrator_for(ledger.ruleset)
 
         def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
-            readings.append(_read(e, outcome, orphan, state))
+            readings.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))
 
         ledger.refold(sink)
         cid = str(campaign.id)
@@ -211,17 +217,23 @@ class Projector:
                 ]
 
 
-def _read(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> _Reading:
-    """Capture what a row needs from the live state (ruleset-neutral by duck typing)."""
+def _read(
+    e: Entry,
+    outcome: dict[str, Any] | None,
+    orphan: str | None,
+    state: Any,
+    narrator: Narrator,
+    payload: dict[str, Any],
+) -> _Reading:
+    """Capture what a row needs from the live state: the encounter and round it happened in, and
+    its sentence (the narrator names only the creatures the fact names)."""
     encounters = getattr(state, "encounters", None) or {}
     eid = e.payload.get("encounter_id") if isinstance(e.payload.get("encounter_id"), str) else None
     if eid is None and e.type not in _POINTS_AT:
         eid = getattr(state, "active_encounter", None)
     enc = encounters.get(eid) if eid else None
-    names = {
-        cid: str(getattr(c, "name", cid)) for cid, c in (getattr(state, "creatures", None) or {}).items()
-    }
-    return _Reading(e, outcome, orphan, eid, getattr(enc, "round", None), names)
+    sentence = narrator.sentence(e.type, payload, outcome, state)
+    return _Reading(e, outcome, orphan, eid, getattr(enc, "round", None), sentence)
 
 
 def fact_rows(
@@ -246,7 +258,6 @@ def fact_rows(
         target = ledger.entry(int(payload["target"]))
         creatures = involved_creatures(target.type, res.amended.get(target.seq) or target.payload)
     flags = status.flags
-    names = dict(r.names)
     fact = {
         "campaign_id": cid,
         "position": seq,
@@ -271,7 +282,7 @@ def fact_rows(
         "position": seq,
         "notification_id": notification_id,
         "fact_type": e.type,
-        "line": narrate(e, payload, r.outcome, status, names),
+        "line": annotate(r.sentence, status),
         "struck": revoked_at is not None,
     }
     return fact, line

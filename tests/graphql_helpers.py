@@ -8,12 +8,12 @@ from typing import Any
 
 import httpx
 
-from api.graphql.mutations import ACTIONS
+from api.graphql.mutations import all_mutations
 
 CAMPAIGN_FIELDS = "id campaignId name position"
 INPUT_TYPES = {
     name.split("_")[0] + "".join(w.capitalize() for w in name.split("_")[1:]): cls.__name__
-    for name, cls, _planner, _description in ACTIONS
+    for name, cls in ((m.name, m.input) for m in all_mutations())
 }
 
 

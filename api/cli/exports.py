@@ -53,18 +53,27 @@ CampaignArg = Annotated[
 ]
 
 
-def demo() -> None:
-    """Record the demo campaign on the configured store.
+def demo(
+    ruleset: Annotated[
+        str | None,
+        typer.Option(metavar="RULESET", help="The game system (default: the product's default ruleset)."),
+    ] = None,
+) -> None:
+    """Record a demo campaign on the configured store.
 
-    A Stellar Winds encounter that shows every feature, with one contested ruling. Prints the
-    campaign's id and a GM token.
+    An encounter of the game system that shows every feature, with one contested ruling. Prints
+    the campaign's id and a GM token.
     """
     from api.service.auth import AccessControl
     from api.service.demo import create_demo
+    from domain.errors import DomainError
 
     settings, app = _open()
     try:
-        cid = create_demo(app)
+        try:
+            cid = create_demo(app, ruleset)
+        except DomainError as exc:
+            fail(exc.message, Exit.USAGE)
         token = AccessControl(app).grant_gm(cid)
     finally:
         app.close()

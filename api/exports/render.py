@@ -14,7 +14,6 @@ from typing import Any
 
 from api.exports.source import CampaignSource
 from api.exports.story import (
-    COLUMNS,
     Derived,
     Digest,
     EncounterDigest,
@@ -23,21 +22,14 @@ from api.exports.story import (
     Markup,
     Para,
     Selection,
+    Series,
     Summary,
-    Track,
+    Timeline,
     digest,
     story_items,
 )
 from domain import dice
 
-COLUMN_TITLES = {
-    "dealt": "Damage dealt",
-    "taken": "Damage taken",
-    "healed": "Healing",
-    "surges": "Surges spent",
-    "action_points": "Action points spent",
-    "xp": "XP",
-}
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
 
 
@@ -68,11 +60,16 @@ def _scope(source: CampaignSource, sel: Selection) -> str:
 def _md_summary(enc: EncounterDigest) -> Iterator[str]:
     yield f"\n**Summary of {md_escape(enc.name)}** ({enc.rounds} rounds"
     yield f"; {md_escape(enc.outcome)})\n\n" if enc.outcome else ")\n\n"
-    yield "| Creature | " + " | ".join(COLUMN_TITLES[c] for c in COLUMNS) + " |\n"
-    yield "|---|" + "---:|" * len(COLUMNS) + "\n"
+    keys = [k for k, _ in enc.columns]
+    yield "| Creature | " + " | ".join(title for _, title in enc.columns) + " |\n"
+    yield "|---|" + "---:|" * len(keys) + "\n"
     for cid in [*enc.participants, *[c for c in enc.names if c not in enc.participants]]:
-        row = enc.rows.get(cid, dict.fromkeys(COLUMNS, 0))
-        yield f"| {md_escape(enc.names.get(cid, cid))} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |\n"
+        row = enc.rows.get(cid, {})
+        yield (
+            f"| {md_escape(enc.names.get(cid, cid))} | "
+            + " | ".join(str(row.get(c, 0)) for c in keys)
+            + " |\n"
+        )
     yield "\n"
 
 
@@ -119,18 +116,26 @@ def markdown(
     yield from _md_end(source, summaries)
 
 
+def _value(s: Series, view_value: int | None = None) -> str:
+    value = s.points[-1][1] if s.points else view_value
+    return f"{value}/{s.ceiling}" if s.ceiling is not None else str(value)
+
+
+def _state(t: Timeline) -> str:
+    f = t.final
+    conditions = list(f.get("conditions") or [])
+    return ", ".join([str(f.get("life", "")).replace("_", " "), *conditions])
+
+
 def _md_end(source: CampaignSource, d: Digest) -> Iterator[str]:
     yield "\n## Characters at the end\n\n"
-    yield "| Character | HP | Temporary HP | Wounds | Surges | XP | State |\n"
-    yield "|---|---:|---:|---:|---:|---:|---|\n"
+    labels = list(dict.fromkeys(s.label for t in d.tracks.values() for s in t.series.values()))
+    yield "| Character | " + " | ".join(labels) + " | State |\n"
+    yield "|---|" + "---:|" * len(labels) + "---|\n"
     for t in d.tracks.values():
-        f = t.final
-        state = ", ".join([f["life"], *f["conditions"]]) if f["conditions"] else f["life"]
-        yield (
-            f"| {md_escape(t.name)} | {f['hp']}/{f['max_hp']} | {f['temp_hp']} "
-            f"| {f['wounds']}/{f['max_wounds']} "
-            f"| {f['surges']} | {f['xp']} | {md_escape(state)} |\n"
-        )
+        by_label = {s.label: s for s in t.series.values()}
+        cells = [_value(by_label[label]) if label in by_label else "" for label in labels]
+        yield f"| {md_escape(t.name)} | " + " | ".join(cells) + f" | {md_escape(_state(t))} |\n"
     yield (
         f"\n*{d.revoked} revoked, {d.amended} amended, {d.orphans} orphaned fact(s) in this part of the "
         "log.*\n"
@@ -174,58 +179,54 @@ def _html_summary(enc: EncounterDigest) -> Iterator[str]:
         f'<div class="summary"><p><strong>Summary of {_h(enc.name)}</strong> '
         f"({enc.rounds} rounds{outcome})</p>"
     )
-    yield "<table><tr><th>Creature</th>" + "".join(f"<th>{COLUMN_TITLES[c]}</th>" for c in COLUMNS) + "</tr>"
+    keys = [k for k, _ in enc.columns]
+    yield (
+        "<table><tr><th>Creature</th>"
+        + "".join(f"<th>{_h(title)}</th>" for _, title in enc.columns)
+        + "</tr>"
+    )
     for cid in [*enc.participants, *[c for c in enc.names if c not in enc.participants]]:
-        row = enc.rows.get(cid, dict.fromkeys(COLUMNS, 0))
+        row = enc.rows.get(cid, {})
         yield (
             f"<tr><td>{_h(enc.names.get(cid, cid))}</td>"
-            + "".join(f'<td class="n">{row[c]}</td>' for c in COLUMNS)
+            + "".join(f'<td class="n">{row.get(c, 0)}</td>' for c in keys)
             + "</tr>"
         )
     yield "</table></div>\n"
 
 
-def timeline_svg(t: Track, d: Digest) -> str:
-    """HP (green), temporary HP (blue, on top of HP) and wounds (red, lower panel) after every fact."""
+COLOURS = ("#1e8449", "#a93226", "#2e86c1", "#7d3c98", "#b9770e", "#566573")
+MARK_COLOURS = {
+    "short rest": "#27ae60",
+    "extended rest": "#1a5276",
+    "dying": "#e67e22",
+    "dead": "#000",
+    "knocked out": "#7d3c98",
+    "stabilized": "#7d3c98",
+}
+
+
+def timeline_svg(t: Timeline, d: Digest) -> str:
+    """One panel per track the ruleset charts (``Ruleset.tracks``), as a step line after every fact
+    that changed it, with its threshold lines; encounters as bands; marks (rests, dying, deaths) as
+    dashed verticals."""
     width, left, right = 720, 44, 8
-    top_h, gap, low_h = 120, 28, 60
-    height = 10 + top_h + gap + low_h + 24
-    x0 = t.points[0][0] if t.points else d.first
+    panel, gap = 80, 28
+    series = list(t.series.values())
+    height = 10 + len(series) * (panel + gap) + 10
+    starts = [s.points[0][0] for s in series if s.points]
+    x0 = min(starts) if starts else d.first
     x1 = max(d.last, x0 + 1)
     span = x1 - x0
 
     def x(seq: int) -> float:
         return round(left + (seq - x0) * (width - left - right) / span, 1)
 
-    hp_max = max(1, t.max_hp)
-    w_lo = min(0, *(p[3] for p in t.points)) if t.points else 0
-    w_hi = max(1, t.max_wounds)
-
-    def y_hp(v: int) -> float:
-        return round(10 + top_h - v * top_h / hp_max, 1)
-
-    w_top = 10 + top_h + gap
-
-    def y_w(v: int) -> float:
-        return round(w_top + low_h - (v - w_lo) * low_h / max(1, w_hi - w_lo), 1)
-
-    def step(values: list[tuple[int, int]], fy: Callable[[int], float]) -> str:
-        if not values:
-            return ""
-        out = [f"M{x(values[0][0])},{fy(values[0][1])}"]
-        for (_, _), (s2, v2) in zip(values, values[1:], strict=False):
-            out.append(f"H{x(s2)}V{fy(v2)}")
-        out.append(f"H{x(x1)}")
-        return "".join(out)
-
-    hp = [(p[0], p[1]) for p in t.points]
-    top = [(p[0], p[1] + p[2]) for p in t.points]
-    wounds = [(p[0], p[3]) for p in t.points]
+    labels = ", ".join(s.label for s in series)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline-svg" data-character="{_h(t.creature_id)}" '
-        f'viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="HP, temporary HP and wounds of {_h(t.name)}">',
-        f"<title>{_h(t.name)}: HP, temporary HP and wounds by position</title>",
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{_h(labels)} of {_h(t.name)}">',
+        f"<title>{_h(t.name)}: {_h(labels)} by position</title>",
     ]
     for start, end, name in d.bands:
         if end >= x0:
@@ -234,39 +235,41 @@ def timeline_svg(t: Track, d: Digest) -> str:
                 f'<rect x="{a}" y="6" width="{max(1.0, round(b - a, 1))}" height="{height - 26}" '
                 f'fill="#f3ead7"><title>{_h(name)}</title></rect>'
             )
-    for y0, label in ((y_hp(hp_max), str(hp_max)), (y_hp(0), "0")):
-        parts.append(
-            f'<line x1="{left}" x2="{width - right}" y1="{y0}" y2="{y0}" stroke="#ccc"/>'
-            f'<text x="{left - 4}" y="{y0 + 4}" font-size="10" text-anchor="end">{label}</text>'
-        )
-    for v in sorted({w_hi, 0, w_lo}):
-        parts.append(
-            f'<line x1="{left}" x2="{width - right}" y1="{y_w(v)}" y2="{y_w(v)}" stroke="#ddd"/>'
-            f'<text x="{left - 4}" y="{y_w(v) + 4}" font-size="10" text-anchor="end">{v}</text>'
-        )
-    parts.append(f'<text x="{left}" y="{w_top - 6}" font-size="10" fill="#a93226">wounds</text>')
-    if hp:
-        parts.append(
-            f'<path d="{step(top, y_hp)}" fill="none" stroke="#2e86c1" stroke-width="2" '
-            'stroke-dasharray="4 2" class="temp-hp"/>'
-        )
-        parts.append(f'<path d="{step(hp, y_hp)}" fill="none" stroke="#1e8449" stroke-width="2" class="hp"/>')
-        parts.append(
-            f'<path d="{step(wounds, y_w)}" fill="none" stroke="#a93226" stroke-width="2" class="wounds"/>'
-        )
-    colours = {
-        "short rest": "#27ae60",
-        "extended rest": "#1a5276",
-        "dying": "#e67e22",
-        "dead": "#000",
-        "knocked out": "#7d3c98",
-        "stabilized": "#7d3c98",
-    }
+    for i, s in enumerate(series):
+        top = 10 + i * (panel + gap) + (gap if i else 0) // 2 + 8
+        values = [v for _, v in s.points]
+        lo = min([0 if s.floor is None else s.floor, *values, *(v for _, v in s.thresholds)])
+        hi = max([1, s.ceiling or 0, *values])
+        colour = COLOURS[i % len(COLOURS)]
+
+        def y(v: int, top: int = top, lo: int = lo, hi: int = hi) -> float:
+            return round(top + panel - (v - lo) * panel / max(1, hi - lo), 1)
+
+        parts.append(f'<text x="{left}" y="{top - 4}" font-size="10" fill="{colour}">{_h(s.label)}</text>')
+        for v in sorted({hi, lo}):
+            parts.append(
+                f'<line x1="{left}" x2="{width - right}" y1="{y(v)}" y2="{y(v)}" stroke="#ccc"/>'
+                f'<text x="{left - 4}" y="{y(v) + 4}" font-size="10" text-anchor="end">{v}</text>'
+            )
+        for label, v in s.thresholds:
+            parts.append(
+                f'<line x1="{left}" x2="{width - right}" y1="{y(v)}" y2="{y(v)}" stroke="#ddd" '
+                f'stroke-dasharray="2 3"><title>{_h(label)}</title></line>'
+            )
+        if s.points:
+            path = [f"M{x(s.points[0][0])},{y(s.points[0][1])}"]
+            for seq, v in s.points[1:]:
+                path.append(f"H{x(seq)}V{y(v)}")
+            path.append(f"H{x(x1)}")
+            parts.append(
+                f'<path d="{"".join(path)}" fill="none" stroke="{colour}" stroke-width="2" '
+                f'class="track {_h(s.key)}"/>'
+            )
     for seq, label in t.marks:
-        colour = colours.get(label, "#555")
-        mark = "\u2020 " if label == "dead" else ""
+        colour = MARK_COLOURS.get(label, "#555")
+        mark = "\\u2020 " if label == "dead" else ""
         parts.append(
-            f'<g class="mark {label.replace(" ", "-")}"><line x1="{x(seq)}" x2="{x(seq)}" y1="6" '
+            f'<g class="mark {_h(label.replace(" ", "-"))}"><line x1="{x(seq)}" x2="{x(seq)}" y1="6" '
             f'y2="{height - 20}" stroke="{colour}" stroke-dasharray="3 2"/>'
             f'<text x="{x(seq) + 2}" y="{height - 8}" font-size="10" fill="{colour}">{mark}{_h(label)} '
             f"#{seq}</text></g>"
@@ -276,11 +279,9 @@ def timeline_svg(t: Track, d: Digest) -> str:
 
 
 LEGEND = (
-    '<p class="legend"><span><i class="sw" style="background:#1e8449"></i>HP</span>'
-    '<span><i class="sw" style="background:#2e86c1"></i>HP + temporary HP</span>'
-    '<span><i class="sw" style="background:#a93226"></i>wounds</span>'
+    '<p class="legend"><span>one panel per track the game system charts</span>'
     '<span><i class="sw" style="background:#f3ead7"></i>encounter</span>'
-    "<span>dashed lines: rests, dying, deaths</span></p>"
+    "<span>dashed lines: thresholds; dashed verticals: rests, dying, deaths</span></p>"
 )
 
 
@@ -299,13 +300,10 @@ def html_page(
     )
     yield '<h2 id="characters">Characters</h2>\n' + LEGEND + "\n"
     for t in d.tracks.values():
-        f = t.final
-        cond = f"; {_h(', '.join(f['conditions']))}" if f["conditions"] else ""
+        values = ", ".join(f"{_value(s)} {_h(s.label)}" for s in t.series.values())
         yield (
             f'<div class="character" id="char-{_h(t.creature_id)}"><h3>{_h(t.name)}</h3>'
-            f"<p>At the end: {f['hp']}/{f['max_hp']} HP, {f['temp_hp']} temporary HP, "
-            f"{f['wounds']}/{f['max_wounds']} wounds, {f['surges']} surges, {f['xp']} XP; "
-            f"{_h(f['life'])}{cond}.</p>"
+            f"<p>At the end: {values}; {_h(_state(t))}.</p>"
             f'<div class="timeline">{timeline_svg(t, d)}</div></div>\n'
         )
     if d.encounters:

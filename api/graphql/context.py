@@ -14,7 +14,7 @@ from strawberry.types import Info
 from api.graphql import data
 from api.graphql.errors import ChronicleError
 from api.graphql.events import Broadcaster
-from api.service.application import ChronicleApplication
+from api.service.application import CampaignView, ChronicleApplication
 from api.service.auth import AccessControl, Principal
 from domain.errors import DomainError
 
@@ -122,12 +122,11 @@ async def reader(info: Info, campaign_id: UUID) -> Principal:
 
 
 # --- cached reads ------------------------------------------------------------------------
-async def summary(
-    info: Info, campaign_id: UUID, at: int | None = None, view: str = data.CORRECTED
-) -> dict[str, Any]:
-    return await cached(
-        info, ("summary", campaign_id, at, view), data.summary, app_of(info), campaign_id, at, view
-    )
+async def view(
+    info: Info, campaign_id: UUID, at: int | None = None, axis: str = data.CORRECTED
+) -> CampaignView:
+    """The campaign now or at a position, once per operation (see ``CampaignView``)."""
+    return await cached(info, ("view", campaign_id, at, axis), app_of(info).view, campaign_id, at, axis)
 
 
 async def campaign_info(info: Info, campaign_id: UUID) -> dict[str, Any]:

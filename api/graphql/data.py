@@ -16,7 +16,9 @@ from uuid import UUID
 
 from api.service.application import ChronicleApplication
 from domain import rulesets
+from domain.core.narration import Narrator
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
+from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, narrate
 
 log = logging.getLogger(__name__)
@@ -67,12 +69,13 @@ def _fallback_line(entry: Entry, payload: dict[str, Any], status: list[str]) -> 
 
 def _line(
     ledger: Ledger,
+    narrator: Narrator,
     entry: Entry,
     payload: dict[str, Any],
     outcome: dict[str, Any] | None,
     status: list[str],
     orphan: str | None,
-    names: dict[str, str],
+    state: Any,
 ) -> str:
     res = ledger.resolution
     revoked_at = res.revoked.get(entry.seq)
@@ -86,7 +89,7 @@ def _line(
             orphan_reason=orphan,
             overrides=res.overrides.get(entry.seq, {}),
         )
-        return str(narrate(entry, payload, outcome, fs, names))
+        return narrate(narrator, entry.type, payload, outcome, fs, state)
     except Exception:  # a narration bug must not break the history, but it is reported
         log.exception("narrating fact %s (%s) failed", entry.seq, entry.type)
         return _fallback_line(entry, payload, status)
@@ -144,16 +147,12 @@ def fill(app: ChronicleApplication, campaign_id: UUID, records: list[FactRecord]
         return
     with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
-        names = (
-            {cid: c.name for cid, c in ledger.state.creatures.items()}
-            if hasattr(ledger.state, "creatures")
-            else {}
-        )
-        for e, outcome, orphan, _ in ledger.walk(min(todo), max(todo)):
+        narrator = narrator_for(ledger.ruleset)
+        for e, outcome, orphan, state in ledger.walk(min(todo), max(todo)):
             r = todo.get(e.seq)
             if r is not None:
                 r.outcome = outcome
-                r.line = _line(ledger, e, r.payload, outcome, r.status, orphan, names)
+                r.line = _line(ledger, narrator, e, r.payload, outcome, r.status, orphan, state)
                 r.filled = True
 
 
@@ -208,12 +207,18 @@ _STREAM_LOCK = threading.Lock()
 
 
 def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
-    """The facts start..stop as the table saw them, with the changes each made (for the stream)."""
+    """The facts start..stop as the table saw them, with the changes each made (for the stream).
+
+    Each step folds into the live walk state; a copy-on-write clone taken before the step keeps
+    the previous state, so the changes are found by identity and only changed creatures are
+    viewed."""
     rules = ledger.ruleset
-    prev = rulesets.summary(rules, ledger.state_at(start - 1, RECORDED)[0])["creatures"]
     out = []
+    prev = None
     for e, outcome, orphan, state in ledger.walk(start, stop, RECORDED):
-        now = rulesets.summary(rules, state)["creatures"]
+        if prev is None:
+            prev = ledger.state_at(start - 1, RECORDED)[0]
+        diff = rulesets.diff_views(rules, prev, state)
         out.append(
             {
                 "position": e.seq,
@@ -223,10 +228,16 @@ def _facts_after(ledger: Any, start: int, stop: int) -> list[dict[str, Any]]:
                 "recorded_at": e.timestamp,
                 "outcome": outcome,
                 "orphan_reason": orphan,
-                "changes": changes_between(prev, now),
+                "changes": [
+                    {
+                        "creature_id": cid,
+                        "fields": [{"field": k, "before": v[0], "after": v[1]} for k, v in fields.items()],
+                    }
+                    for cid, fields in diff.items()
+                ],
             }
         )
-        prev = now
+        prev = state.clone()
     return out
 
 

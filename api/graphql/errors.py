@@ -14,72 +14,25 @@ from typing import Any
 
 import strawberry
 
-from domain.errors import DomainError
+from domain import rulesets
+from domain.errors import CORE_CODES, DomainError
 
 __all__ = ["DOMAIN_CODES", "ChronicleError", "UserError", "UserErrorCode", "user_error"]
 
-# Codes raised by the domain (domain/errors.py classes, `code=` arguments and the rule checks).
-DOMAIN_CODES = (
-    "INVALID_INPUT",
-    "INVALID_DICE",
-    "NOT_FOUND",
-    "RULE_VIOLATION",
-    "ROLLS_PENDING",
-    "CONFLICT",
-    "ACTION_POINT_LOCKED",
-    "ALREADY_ACTED",
-    "ALREADY_CARED_TODAY",
-    "ALREADY_EXISTS",
-    "ALREADY_REVOKED",
-    "ALREADY_ROLLED",
-    "ALREADY_SAVED",
-    "ALREADY_SUSTAINED",
-    "BONUS_DECIDES",
-    "CANNOT_ACT",
-    "CANNOT_DELAY",
-    "CREATURE_DEAD",
-    "CREATURE_DYING",
-    "DAZED",
-    "DAZED_ONE_ACTION",
-    "ENCOUNTER_ENDED",
-    "ENCOUNTER_NOT_RUNNING",
-    "ENCOUNTER_RUNNING",
-    "EXTENDED_REST_TOO_SOON",
-    "FREE_ACTIONS_ONLY",
-    "IMMEDIATE_USED",
-    "NOTHING_READIED",
-    "NOT_ACTIVE",
-    "NOT_AFFECTED",
-    "NOT_ALLOWED",
-    "NOT_CONSCIOUS",
-    "NOT_DEAD",
-    "NOT_DELAYED",
-    "NOT_DYING",
-    "NOT_HELPLESS",
-    "NOT_IN_ENCOUNTER",
-    "NOT_REVOKED",
-    "NOT_ROLLED",
-    "NOT_SAVE_ENDS",
-    "NOT_SUSTAINED",
-    "NOT_TIED",
-    "NOT_YET",
-    "NOT_YOUR_TURN",
-    "NO_ACTION_LEFT",
-    "NO_ACTION_POINT",
-    "NO_HEALING_SURGE",
-    "NO_TURN",
-    "OPPORTUNITY_USED",
-    "OWN_TURN",
-    "SECOND_WIND_USED",
-    "SURPRISE_ROUND",
-    "SURPRISE_ROUND_ONE_ACTION",
-    "SUSTAINING",
-    "TIE_ORDER_WRONG",
-    "TOO_MUCH",
-    "WRONG_ACTION",
-)
+
+def _domain_codes() -> tuple[str, ...]:
+    """The core's codes, then each installed ruleset's (in ruleset id order, first use wins)."""
+    found = list(CORE_CODES)
+    for ruleset_id in rulesets.available():
+        found.extend(rulesets.get_ruleset(ruleset_id).error_codes)
+    return tuple(dict.fromkeys(found))
+
+
+# Codes raised by the domain: the ledger and encounter engine's, and every installed game system's.
+DOMAIN_CODES = _domain_codes()
 # Codes the API adds.
 API_CODES = (
+    "WRONG_RULESET",
     "UNAUTHENTICATED",
     "FORBIDDEN",
     "IDEMPOTENCY_KEY_REUSED",

@@ -10,7 +10,16 @@ from strawberry.types import Info
 from api.graphql import context as ctx
 from api.graphql import data, ids
 from api.graphql.errors import ChronicleError
-from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, Node, load_campaign
+from api.graphql.types import (
+    AccessToken,
+    Campaign,
+    Character,
+    Encounter,
+    Fact,
+    Node,
+    build_character,
+    load_campaign,
+)
 
 
 def server_version() -> str:
@@ -24,17 +33,17 @@ def server_version() -> str:
 async def _character(info: Info, gid: strawberry.ID) -> Character | None:
     _, cid, local = ids.decode(gid, "Character")
     await ctx.reader(info, cid)
-    summary = await ctx.summary(info, cid)
-    view = summary["creatures"].get(local)
-    return None if view is None else Character.build(cid, view, summary["position"], "corrected")
+    now = await ctx.view(info, cid)
+    found = now.creature(local)
+    return None if found is None else build_character(now, found)
 
 
 async def _encounter(info: Info, gid: strawberry.ID) -> Encounter | None:
     _, cid, local = ids.decode(gid, "Encounter")
     await ctx.reader(info, cid)
-    summary = await ctx.summary(info, cid)
-    view = summary["encounters"].get(local)
-    return None if view is None else Encounter.build(cid, view, summary, summary["position"], "corrected")
+    now = await ctx.view(info, cid)
+    found = now.encounter(local)
+    return None if found is None else Encounter.build(now, found)
 
 
 @strawberry.type(description="Read-only entry points. Everything but `version` needs a bearer token.")

@@ -12,7 +12,8 @@ from api.graphql.extensions import extensions, log_errors
 from api.graphql.mutations import PAYLOADS, Mutation
 from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
-from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact
+from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, GenericCharacter
+from api.rulesets import plugins
 from api.service.settings import Settings
 
 
@@ -29,7 +30,17 @@ def build_schema(settings: Settings | None = None) -> ChronicleSchema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
-        types=[Campaign, Character, Encounter, Fact, AccessToken, *PAYLOADS.values()],
+        types=[
+            Campaign,
+            Character,
+            GenericCharacter,
+            *(p.character_type for p in plugins().values()),
+            *(t for p in plugins().values() for t in p.types),
+            Encounter,
+            Fact,
+            AccessToken,
+            *PAYLOADS.values(),
+        ],
         extensions=extensions(
             introspection=s.graphql_introspection,
             max_depth=s.graphql_max_depth,

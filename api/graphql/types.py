@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from types import SimpleNamespace
 from typing import Any
 from uuid import UUID
 
@@ -16,7 +15,8 @@ from api.graphql import data, ids
 from api.graphql.enums import CreatureKind, FactStatus, LifeState, Role, TimeAxis
 from api.graphql.errors import ChronicleError
 from api.graphql.inputs import CorrectionInput, correction_fact
-from domain.rulesets.stellar_winds.attacks import defense_of
+from api.service.application import CampaignView
+from domain import rulesets
 
 MAX_PAGE = 100
 DEFAULT_PAGE = 50
@@ -100,42 +100,11 @@ class Modifier:
     value: int
 
 
-@strawberry.type
-class Defense:
-    base: int
-    current: int = strawberry.field(description="With conditions and effects (against a melee attack).")
-    modifiers: list[Modifier]
-    against_ranged: int = strawberry.field(description="Current value against a ranged attack.")
-
-
-@strawberry.type
-class Defenses:
-    ac: Defense
-    fort: Defense
-    ref: Defense
-    will: Defense
-
-
-@strawberry.type
+@strawberry.type(description="Hit points, in every system that has them.")
 class HitPoints:
     current: int
     max: int
     temporary: int
-    bloodied: bool
-    bloodied_value: int
-
-
-@strawberry.type
-class Wounds:
-    current: int
-    max: int
-
-
-@strawberry.type
-class HealingSurges:
-    remaining: int
-    per_day: int
-    value: int
 
 
 @strawberry.type
@@ -178,42 +147,18 @@ def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
     )
 
 
-def _defenses(view: dict[str, Any]) -> Defenses:
-    shim = SimpleNamespace(
-        defenses=view["defenses"],
-        conditions=lambda: set(view.get("conditions", [])),
-        effects=view.get("effects", []),
-    )
-    out = {}
-    for d in ("ac", "fort", "ref", "will"):
-        total, parts = defense_of(shim, d, "melee")  # type: ignore[arg-type]
-        ranged, _ = defense_of(shim, d, "ranged")  # type: ignore[arg-type]
-        out[d] = Defense(
-            base=view["defenses"][d],
-            current=total,
-            against_ranged=ranged,
-            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in parts[1:]],
-        )
-    return Defenses(**out)
-
-
 # ------------------------------------------------------------------ Character
-@strawberry.type(description="A creature of the campaign (player character, monster or NPC) at one position.")
+@strawberry.interface(
+    description="A creature of a campaign (player character, monster or NPC) at one position, in any "
+    "game system. Each system's concrete type adds its own resources (ask `__typename`); "
+    "a system without an API plug-in is served as `GenericCharacter`."
+)
 class Character(Node):
     campaign_id_: strawberry.Private[UUID]
+    ruleset_: strawberry.Private[str]
     view_: strawberry.Private[dict[str, Any]]
     at_: strawberry.Private[int]
     axis_: strawberry.Private[str]
-
-    @classmethod
-    def build(cls, campaign_id: UUID, view: dict[str, Any], at: int, axis: str) -> Character:
-        return cls(
-            id=strawberry.ID(ids.encode("Character", campaign_id, view["id"])),
-            campaign_id_=campaign_id,
-            view_=view,
-            at_=at,
-            axis_=axis,
-        )
 
     @strawberry.field(description="The creature's id inside its campaign (used in facts).")
     def creature_id(self) -> str:
@@ -231,73 +176,30 @@ class Character(Node):
     def level(self) -> int:
         return int(self.view_["level"])
 
-    @strawberry.field(description="Experience points (PCs tracking XP; null otherwise).")
-    def xp(self) -> int | None:
-        return self.view_.get("xp")
-
-    @strawberry.field(description="The level the XP alone would give.")
-    def xp_level(self) -> int | None:
-        return self.view_.get("xp_level")
-
-    @strawberry.field
-    def hit_points(self) -> HitPoints:
-        v = self.view_
-        return HitPoints(
-            current=v["hp"],
-            max=v["max_hp"],
-            temporary=v["temp_hp"],
-            bloodied=v["bloodied"],
-            bloodied_value=v["bloodied_value"],
-        )
-
-    @strawberry.field
-    def wounds(self) -> Wounds:
-        return Wounds(current=self.view_["wounds"], max=self.view_["max_wounds"])
-
-    @strawberry.field
-    def healing_surges(self) -> HealingSurges:
-        v = self.view_
-        return HealingSurges(remaining=v["surges"], per_day=v["surges_per_day"], value=v["surge_value"])
-
-    @strawberry.field
-    def second_wind_used(self) -> bool:
-        return bool(self.view_["second_wind_used"])
-
-    @strawberry.field
-    def action_points(self) -> int:
-        return int(self.view_["action_points"])
-
-    @strawberry.field
-    def action_point_spent_since_rest(self) -> bool:
-        return bool(self.view_["action_point_spent_since_rest"])
-
-    @strawberry.field
-    def encounters_since_extended_rest(self) -> int:
-        return int(self.view_["encounters_since_extended_rest"])
-
-    @strawberry.field
-    def initiative_bonus(self) -> int:
-        return int(self.view_["initiative_bonus"])
-
-    @strawberry.field
+    @strawberry.field(description="Its life state in the vocabulary every system shares.")
     def life_state(self) -> LifeState:
         return LifeState(self.view_["life"])
 
-    @strawberry.field
-    def death_save_failures(self) -> int:
-        return int(self.view_["death_save_failures"])
+    @strawberry.field(description="Hit points (null in a system without them).")
+    def hit_points(self) -> HitPoints | None:
+        hp = self.view_.get("hit_points")
+        if not isinstance(hp, dict):
+            return None
+        return HitPoints(
+            current=int(hp["current"]), max=int(hp["max"]), temporary=int(hp.get("temporary") or 0)
+        )
 
     @strawberry.field
     def conditions(self) -> list[str]:
-        return list(self.view_["conditions"])
+        return list(self.view_.get("conditions") or [])
 
     @strawberry.field
     def effects(self) -> list[Effect]:
-        return [effect_from(e, self.view_["id"]) for e in self.view_["effects"]]
+        return [effect_from(e, self.view_["id"]) for e in self.view_.get("effects") or []]
 
-    @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
-    def defenses(self) -> Defenses:
-        return _defenses(self.view_)
+    @strawberry.field(description="The game system (ruleset id) this creature is played in.")
+    def ruleset(self) -> str:
+        return self.ruleset_
 
     @strawberry.field(description="The position this state is at.")
     def position(self) -> int:
@@ -313,9 +215,47 @@ class Character(Node):
 
     @strawberry.field(description="This creature at an earlier position (null if it did not exist yet).")
     async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Character | None:
-        summary = await ctx.summary(info, self.campaign_id_, position, view.value)
-        found = summary["creatures"].get(self.view_["id"])
-        return None if found is None else Character.build(self.campaign_id_, found, position, view.value)
+        then = await ctx.view(info, self.campaign_id_, position, view.value)
+        found = then.creature(self.view_["id"])
+        return None if found is None else build_character(then, found)
+
+
+@strawberry.type(
+    description="A creature of a game system that has no API plug-in: the shared fields and `raw`."
+)
+class GenericCharacter(Character):
+    pass
+
+
+def character_type(ruleset_id: str) -> type[Character]:
+    """The concrete ``Character`` type of a game system (its plug-in's, else ``GenericCharacter``)."""
+    from api.rulesets import plugin_for
+
+    plugin = plugin_for(ruleset_id)
+    return plugin.character_type if plugin is not None else GenericCharacter
+
+
+def build_character(view: CampaignView, creature: dict[str, Any]) -> Character:
+    """A creature as its system's ``Character`` type, from a campaign view and the creature's view."""
+    cls = character_type(view.ruleset.id)
+    return cls(
+        id=strawberry.ID(ids.encode("Character", view.campaign_id, creature["id"])),
+        campaign_id_=view.campaign_id,
+        ruleset_=view.ruleset.id,
+        view_=creature,
+        at_=view.position,
+        axis_=view.axis,
+    )
+
+
+def characters_of(view: CampaignView, creature_ids: list[str]) -> list[Character]:
+    """These creatures (those that exist at the view's position), each viewed once."""
+    out = []
+    for cid in creature_ids:
+        found = view.creature(cid)
+        if found is not None:
+            out.append(build_character(view, found))
+    return out
 
 
 # ------------------------------------------------------------------ Encounter
@@ -335,31 +275,19 @@ class ReadiedAction:
 
 @strawberry.type(description="An encounter's order of play at one position.")
 class Encounter(Node):
-    campaign_id_: strawberry.Private[UUID]
+    campaign_: strawberry.Private[CampaignView]
     view_: strawberry.Private[dict[str, Any]]
-    creatures_: strawberry.Private[dict[str, Any]]
-    at_: strawberry.Private[int]
-    axis_: strawberry.Private[str]
 
     @classmethod
-    def build(
-        cls, campaign_id: UUID, view: dict[str, Any], state: dict[str, Any], at: int, axis: str
-    ) -> Encounter:
+    def build(cls, campaign: CampaignView, view: dict[str, Any]) -> Encounter:
         return cls(
-            id=strawberry.ID(ids.encode("Encounter", campaign_id, view["id"])),
-            campaign_id_=campaign_id,
+            id=strawberry.ID(ids.encode("Encounter", campaign.campaign_id, view["id"])),
+            campaign_=campaign,
             view_=view,
-            creatures_=state["creatures"],
-            at_=at,
-            axis_=axis,
         )
 
     async def _characters(self, info: Info, cids: list[str]) -> list[Character]:
-        return [
-            Character.build(self.campaign_id_, self.creatures_[c], self.at_, self.axis_)
-            for c in cids
-            if c in self.creatures_
-        ]
+        return characters_of(self.campaign_, cids)
 
     @strawberry.field
     def encounter_id(self) -> str:
@@ -448,7 +376,7 @@ class Encounter(Node):
 
     @strawberry.field
     def position(self) -> int:
-        return self.at_
+        return self.campaign_.position
 
     @strawberry.field
     def raw(self) -> JSON:
@@ -456,17 +384,13 @@ class Encounter(Node):
 
     @strawberry.field
     async def campaign(self, info: Info) -> Campaign:
-        return await load_campaign(info, self.campaign_id_)
+        return await load_campaign(info, self.campaign_.campaign_id)
 
     @strawberry.field
     async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Encounter | None:
-        summary = await ctx.summary(info, self.campaign_id_, position, view.value)
-        found = summary["encounters"].get(self.view_["id"])
-        return (
-            None
-            if found is None
-            else Encounter.build(self.campaign_id_, found, summary, position, view.value)
-        )
+        then = await ctx.view(info, self.campaign_.campaign_id, position, view.value)
+        found = then.encounter(self.view_["id"])
+        return None if found is None else Encounter.build(then, found)
 
 
 # ------------------------------------------------------------------ facts
@@ -698,8 +622,7 @@ def character_changes(changes: list[dict[str, Any]]) -> list[CharacterChange]:
 
 @strawberry.type(description="What proposed corrections would do. Nothing is stored.")
 class WhatIfResult:
-    campaign_id_: strawberry.Private[UUID]
-    state_: strawberry.Private[dict[str, Any]]
+    view_: strawberry.Private[CampaignView]
     position: int
     orphans: list[Orphan]
     changes: list[CharacterChange]
@@ -708,21 +631,17 @@ class WhatIfResult:
 
     @strawberry.field(description="The characters as they would be.")
     def characters(self) -> list[Character]:
-        return [
-            Character.build(self.campaign_id_, v, self.position, "what-if")
-            for v in self.state_["creatures"].values()
-        ]
+        return characters_of(self.view_, self.view_.creature_ids())
 
     @strawberry.field
     def encounters(self) -> list[Encounter]:
         return [
-            Encounter.build(self.campaign_id_, v, self.state_, self.position, "what-if")
-            for v in self.state_["encounters"].values()
+            Encounter.build(self.view_, self.view_.encounter(e) or {}) for e in self.view_.encounter_ids()
         ]
 
-    @strawberry.field
+    @strawberry.field(description="The whole state as it would be, as one JSON object (costs the campaign).")
     def state(self) -> JSON:
-        return self.state_
+        return rulesets.summary(self.view_.ruleset, self.view_.state)
 
 
 @strawberry.type(description="A token that may use this campaign (the token itself is shown only once).")
@@ -761,8 +680,8 @@ class Campaign(Node):
     at_: strawberry.Private[int | None]  # None: now
     axis_: strawberry.Private[str]
 
-    async def _summary(self, info: Info) -> dict[str, Any]:
-        return await ctx.summary(info, self.campaign_id_, self.at_, self.axis_)
+    async def _view(self, info: Info) -> CampaignView:
+        return await ctx.view(info, self.campaign_id_, self.at_, self.axis_)
 
     @strawberry.field(description="The campaign's UUID.")
     def campaign_id(self) -> str:
@@ -782,7 +701,7 @@ class Campaign(Node):
 
     @strawberry.field(description="The position of this state (the latest fact's, for now).")
     async def position(self, info: Info) -> int:
-        return int((await self._summary(info))["position"])
+        return (await self._view(info)).position
 
     @strawberry.field(description="CORRECTED or RECORDED (for asOf states).")
     def view(self) -> TimeAxis:
@@ -790,41 +709,41 @@ class Campaign(Node):
 
     @strawberry.field(description="In-world minutes elapsed.")
     async def clock_minutes(self, info: Info) -> int:
-        return int((await self._summary(info))["clock_minutes"])
+        return int((await self._view(info)).campaign()["clock_minutes"])
 
     @strawberry.field(description="The rules flags in force.")
     async def flags(self, info: Info) -> JSON:
-        return (await self._summary(info))["flags"]
+        return (await self._view(info)).campaign()["flags"]
 
-    @strawberry.field
-    async def characters(self, info: Info, kind: CreatureKind | None = None) -> list[Character]:
-        s = await self._summary(info)
-        return [
-            Character.build(self.campaign_id_, v, s["position"], self.axis_)
-            for v in s["creatures"].values()
-            if kind is None or v["kind"] == kind.value
-        ]
+    @strawberry.field(
+        description="The creatures, in the order they joined (optionally only given ids or kinds). "
+        "Each is viewed on demand: asking for a few by id costs those few."
+    )
+    async def characters(
+        self, info: Info, kind: CreatureKind | None = None, ids: list[strawberry.ID] | None = None
+    ) -> list[Character]:
+        v = await self._view(info)
+        wanted = v.creature_ids() if ids is None else [_local_creature(g, self.campaign_id_) for g in ids]
+        found = characters_of(v, wanted)
+        return [c for c in found if kind is None or c.view_["kind"] == kind.value]
 
     @strawberry.field
     async def encounters(self, info: Info) -> list[Encounter]:
-        s = await self._summary(info)
-        return [
-            Encounter.build(self.campaign_id_, v, s, s["position"], self.axis_)
-            for v in s["encounters"].values()
-        ]
+        v = await self._view(info)
+        return [Encounter.build(v, v.encounter(e) or {}) for e in v.encounter_ids()]
 
     @strawberry.field
     async def active_encounter(self, info: Info) -> Encounter | None:
-        s = await self._summary(info)
-        eid = s.get("active_encounter")
-        if not eid or eid not in s["encounters"]:
-            return None
-        return Encounter.build(self.campaign_id_, s["encounters"][eid], s, s["position"], self.axis_)
+        v = await self._view(info)
+        eid = v.campaign().get("active_encounter")
+        found = v.encounter(eid) if eid else None
+        return None if found is None else Encounter.build(v, found)
 
     @strawberry.field(description="Facts skipped by the fold because their preconditions no longer hold.")
     async def orphans(self, info: Info) -> list[Orphan]:
-        s = await self._summary(info)
-        return [Orphan(position=int(k), reason=v) for k, v in s["orphans"].items()]
+        v = await self._view(info)
+        found = await ctx.call(ctx.app_of(info).orphans, self.campaign_id_, self.at_, self.axis_)
+        return [Orphan(position=int(k), reason=r) for k, r in sorted(found.items()) if k <= v.position]
 
     @strawberry.field(description="The facts, oldest first, as a cursor connection on store positions.")
     async def history(
@@ -882,7 +801,7 @@ class Campaign(Node):
 
     @strawberry.field(description="The campaign as it was after the fact at this position.")
     async def as_of(self, info: Info, position: int, view: TimeAxis = TimeAxis.CORRECTED) -> Campaign:
-        await ctx.summary(info, self.campaign_id_, position, view.value)  # validates the position
+        await ctx.view(info, self.campaign_id_, position, view.value)  # validates the position
         return Campaign(id=self.id, campaign_id_=self.campaign_id_, at_=position, axis_=view.value)
 
     @strawberry.field(
@@ -895,11 +814,9 @@ class Campaign(Node):
         if len(items) > 50:
             raise ChronicleError("INVALID_INPUT", "at most 50 corrections at once", "corrections")
         result = await ctx.call(ctx.app_of(info).what_if, self.campaign_id_, items)
-        position = int((await self._summary(info))["position"])
         return WhatIfResult(
-            campaign_id_=self.campaign_id_,
-            state_=result["state"],
-            position=position,
+            view_=result["view"],
+            position=result["view"].position,
             orphans=[Orphan(position=int(k), reason=v) for k, v in result["orphans"].items()],
             changes=character_changes(
                 [
@@ -926,6 +843,13 @@ class Campaign(Node):
     async def viewer(self, info: Info) -> Viewer:
         who = await ctx.reader(info, self.campaign_id_)
         return Viewer(role=Role(who.role), character_ids=sorted(who.characters), token_id=who.token_id)
+
+
+def _local_creature(gid: Any, campaign_id: UUID) -> str:
+    _, cid, local = ids.decode(gid, "Character", "ids")
+    if cid != campaign_id:
+        raise ChronicleError("NOT_FOUND", "no such character in this campaign", "ids")
+    return local
 
 
 async def load_campaign(info: Info, campaign_id: UUID) -> Campaign:

@@ -33,6 +33,7 @@ from api.service import observability
 from domain import dice, rulesets
 from domain.campaign import Campaign
 from domain.core.catalogue import Catalogue
+from domain.core.state import changed_creatures
 from domain.errors import Conflict, InvalidInput, NotFound
 from domain.ledger import CORRECTED, Entry, Ledger
 from domain.rulesets import get_ruleset
@@ -40,6 +41,56 @@ from domain.rulesets import get_ruleset
 MAX_ATTEMPTS = 8
 IMPORT_BATCH = 2000
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
+
+
+class CampaignView:
+    """A campaign's state at one position, read-only and consistent, for one request.
+
+    It holds the fold's state object itself (which the ledger no longer changes, see
+    ``Ledger.state``), so answering costs what is asked: each creature or encounter is viewed
+    through the ruleset on first use, and only then. ``axis`` is ``corrected``, ``recorded`` or
+    ``what-if``.
+    """
+
+    __slots__ = ("campaign_id", "ruleset", "state", "position", "axis", "_creatures", "_encounters")
+
+    def __init__(
+        self, campaign_id: UUID, ruleset: rulesets.Ruleset, state: Any, position: int, axis: str
+    ) -> None:
+        self.campaign_id, self.ruleset, self.state = campaign_id, ruleset, state
+        self.position, self.axis = position, axis
+        self._creatures: dict[str, dict[str, Any]] = {}
+        self._encounters: dict[str, dict[str, Any]] = {}
+
+    def creature_ids(self) -> list[str]:
+        return list(self.state.creatures)
+
+    def has_creature(self, creature_id: str) -> bool:
+        return creature_id in self.state.creatures
+
+    def creature(self, creature_id: str) -> dict[str, Any] | None:
+        """The ruleset's view of one creature (None if it does not exist at this position)."""
+        found = self._creatures.get(creature_id)
+        if found is None and creature_id in self.state.creatures:
+            found = self._creatures[creature_id] = self.ruleset.creature_view(self.state, creature_id)
+        return found
+
+    def encounter_ids(self) -> list[str]:
+        return list(self.state.encounters)
+
+    def encounter(self, encounter_id: str) -> dict[str, Any] | None:
+        found = self._encounters.get(encounter_id)
+        if found is None and encounter_id in self.state.encounters:
+            found = self._encounters[encounter_id] = self.ruleset.encounter_view(self.state, encounter_id)
+        return found
+
+    def campaign(self) -> dict[str, Any]:
+        """Campaign-wide values: clock, flags, active encounter (and the ruleset's own)."""
+        return self.ruleset.campaign_view(self.state)
+
+    def changed_since(self, before: CampaignView) -> list[str]:
+        """The creatures whose state differs from ``before`` (an earlier view of the same fold)."""
+        return changed_creatures(before.state, self.state)
 
 
 @dataclass(frozen=True)
@@ -281,103 +332,6 @@ class ChronicleApplication(Application[UUID]):
             return campaign, list(campaign.ledger.entries)
 
     # ----------------------------------------------------------- table actions
-    def register_creature(self, campaign_id: UUID, **sheet: Any) -> Recorded:
-        sheet.setdefault("creature_id", _slug(sheet.get("name", "creature")))
-        return self.record(campaign_id, "CreatureRegistered", sheet)
-
-    def deal_damage(
-        self,
-        campaign_id: UUID,
-        target: str,
-        dice_expression: str | None = None,
-        *,
-        faces: list[int] | None = None,
-        amount: int = 0,
-        types: Iterable[str] = (),
-        **rest: Any,
-    ) -> Recorded:
-        roll = self.roll(dice_expression, faces=faces) if dice_expression else None
-        return self.record(
-            campaign_id,
-            "DamageTaken",
-            {"target": target, "roll": roll, "amount": amount, "types": list(types), **rest},
-        )
-
-    def heal(
-        self,
-        campaign_id: UUID,
-        target: str,
-        *,
-        dice_expression: str | None = None,
-        faces: list[int] | None = None,
-        **rest: Any,
-    ) -> Recorded:
-        roll = self.roll(dice_expression, faces=faces) if dice_expression else None
-        return self.record(campaign_id, "HealingApplied", {"target": target, "roll": roll, **rest})
-
-    def grant_temporary_hp(self, campaign_id: UUID, target: str, amount: int, source: str = "") -> Recorded:
-        return self.record(
-            campaign_id, "TemporaryHitPointsGranted", {"target": target, "amount": amount, "source": source}
-        )
-
-    def spend_surge(
-        self, campaign_id: UUID, creature: str, cause: str = "short_rest", note: str = ""
-    ) -> Recorded:
-        payload = {"creature": creature, "cause": cause, "note": note}
-        return self.record(campaign_id, "HealingSurgeSpent", payload)
-
-    def second_wind(self, campaign_id: UUID, creature: str) -> Recorded:
-        return self.record(campaign_id, "SecondWindUsed", {"creature": creature})
-
-    def death_save(
-        self,
-        campaign_id: UUID,
-        creature: str,
-        *,
-        face: int | None = None,
-        modifiers: list[dict[str, Any]] | None = None,
-    ) -> Recorded:
-        roll = self.roll("1d20", faces=None if face is None else [face])
-        return self.record(
-            campaign_id,
-            "DeathSavingThrowRolled",
-            {"creature": creature, "roll": roll, "modifiers": modifiers or []},
-        )
-
-    def stabilize(
-        self,
-        campaign_id: UUID,
-        target: str,
-        *,
-        healer: str | None = None,
-        check: str | None = None,
-        faces: list[int] | None = None,
-        dc: int | None = None,
-    ) -> Recorded:
-        roll = self.roll(check, faces=faces) if check else None
-        return self.record(
-            campaign_id,
-            "StabilizationAttempted",
-            {"target": target, "healer": healer, "roll": roll, "dc": dc},
-        )
-
-    def restore_wounds(
-        self, campaign_id: UUID, target: str, amount: int, method: str, caregiver: str | None = None
-    ) -> Recorded:
-        return self.record(
-            campaign_id,
-            "WoundsRestored",
-            {"target": target, "amount": amount, "method": method, "caregiver": caregiver},
-        )
-
-    def short_rest(self, campaign_id: UUID, participants: list[str] | None = None) -> Recorded:
-        return self.record(campaign_id, "ShortRestTaken", {"participants": participants})
-
-    def extended_rest(
-        self, campaign_id: UUID, participants: list[str] | None = None, hours: int = 6
-    ) -> Recorded:
-        return self.record(campaign_id, "ExtendedRestTaken", {"participants": participants, "hours": hours})
-
     def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
         return self.record(campaign_id, "TimeAdvanced", {"minutes": minutes})
 
@@ -400,41 +354,6 @@ class ChronicleApplication(Application[UUID]):
             )
         items.append(("TurnEnded", {"encounter_id": encounter_id}))
         return self.record_many(campaign_id, items)
-
-    def spend_action_point(self, campaign_id: UUID, creature: str, use: str = "extra_standard") -> Recorded:
-        return self.record(campaign_id, "ActionPointSpent", {"creature": creature, "use": use})
-
-    def award_xp(self, campaign_id: UUID, creatures: list[str], amount: int, reason: str = "") -> Recorded:
-        return self.record(
-            campaign_id, "ExperienceAwarded", {"creatures": creatures, "amount": amount, "reason": reason}
-        )
-
-    def attack(
-        self,
-        campaign_id: UUID,
-        attacker: str,
-        power: dict[str, Any],
-        targets: list[dict[str, Any]],
-        *,
-        damage_faces: list[int] | None = None,
-        **rest: Any,
-    ) -> Recorded:
-        """An attack: d20s are rolled per target unless given; damage per SW-23."""
-        filled = []
-        for t in targets:
-            t = dict(t)
-            if "roll" not in t:
-                face = t.pop("face", None)
-                t["roll"] = self.roll("1d20", faces=None if face is None else [face])
-            if power.get("damage") and power.get("kind") in ("melee", "ranged") and "damage" not in t:
-                dfaces = t.pop("damage_faces", None)
-                t["damage"] = self.roll(power["damage"], weapon=power.get("weapon"), faces=dfaces)
-            filled.append(t)
-        if power.get("damage") and power.get("kind") in ("close", "area") and "damage" not in rest:
-            rest["damage"] = self.roll(power["damage"], weapon=power.get("weapon"), faces=damage_faces)
-        return self.record(
-            campaign_id, "AttackMade", {"attacker": attacker, "power": power, "targets": filled, **rest}
-        )
 
     @staticmethod
     def roll(expression: str, *, weapon: str | None = None, faces: list[int] | None = None) -> dict[str, Any]:
@@ -512,6 +431,27 @@ class ChronicleApplication(Application[UUID]):
             out["orphans"] = {str(k): v for k, v in sorted(orphans.items())}
             return out
 
+    def view(self, campaign_id: UUID, position: int | None = None, axis: str = CORRECTED) -> CampaignView:
+        """The campaign now (``position`` None) or after the fact at ``position`` in either time
+        axis, as a :class:`CampaignView`. Now costs nothing; a past position folds from the nearest
+        checkpoint."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            if position is None:
+                return CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
+            state, _ = ledger.state_at(position, axis)
+            return CampaignView(campaign_id, ledger.ruleset, state, position, axis)
+
+    def orphans(
+        self, campaign_id: UUID, position: int | None = None, axis: str = CORRECTED
+    ) -> dict[int, str]:
+        """Facts the fold skipped (position -> reason), now or as of a position."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            if position is None:
+                return ledger.orphans
+            return ledger.state_at(position, axis)[1]
+
     def creature_state(
         self, campaign_id: UUID, creature_id: str, position: int | None = None, view: str = CORRECTED
     ) -> dict[str, Any]:
@@ -530,7 +470,7 @@ class ChronicleApplication(Application[UUID]):
             state, orphans = ledger.what_if(corrections)
             before = set(ledger.orphans)
             return {
-                "state": rulesets.summary(ledger.ruleset, state),
+                "view": CampaignView(campaign_id, ledger.ruleset, state, ledger.last_seq, "what-if"),
                 "orphans": {str(k): v for k, v in sorted(orphans.items())},
                 # only creatures the refold touched are viewed (copy-on-write identity)
                 "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
@@ -563,6 +503,7 @@ def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
+    """A creature id from a name: "Vex the Bold" -> "vex-the-bold"."""
     s = "".join(ch.lower() if ch.isalnum() else "-" for ch in str(name)).strip("-")
     return s or f"c-{uuid.uuid4().hex[:8]}"

@@ -12,7 +12,10 @@ the copy-on-write table state and the one fold. A ruleset declares the rest:
   changing anything when the fact's preconditions fail);
 * views, all plain JSON and all per object so a request builds only what it shows:
   ``creature_view``, ``encounter_view``, ``campaign_view``; ``pending_rolls`` (what the
-  current turn owes before it can end); ``tracks`` (the numbers an export charts).
+  current turn owes before it can end); ``tracks`` (the numbers an export charts);
+* optionally ``narrator(markup)``: its :class:`~domain.core.narration.Narrator` (sentences for
+  its facts, turn-boundary steps, per-encounter summary columns, timeline marks); without one
+  the core narrator reads its facts generically.
 
 Rulesets are discovered through the Python entry-point group ``chronicle.rulesets`` (each
 entry names an object satisfying :class:`Ruleset`), so a ruleset can ship as its own
@@ -27,6 +30,7 @@ from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 from domain.core.catalogue import Catalogue
+from domain.core.narration import PLAIN, Markup, Narrator
 from domain.core.state import TableState, changed_creatures
 from domain.errors import InvalidInput
 
@@ -133,6 +137,13 @@ class Ruleset(Protocol):
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """The numbers an export charts for one creature view, in drawing order."""
         ...
+
+
+def narrator_for(ruleset: Ruleset, markup: Markup = PLAIN) -> Narrator:
+    """The ruleset's narrator in ``markup`` (the core's when the ruleset brings none)."""
+    make = getattr(ruleset, "narrator", None)
+    found = make(markup) if make is not None else Narrator(markup)
+    return found if isinstance(found, Narrator) else Narrator(markup)
 
 
 # ------------------------------------------------------------------ views built on the protocol

@@ -93,7 +93,8 @@ def test_a_table_over_http_with_gql(server: Server, g: GQL) -> None:
         hp = {c["creatureId"]: c["hitPoints"]["current"] for c in attack["characters"]}
         assert hp == {"aria": 30, "brom": 22}
         surge = """mutation($i: SpendHealingSurgeInput!) { spendHealingSurge(input: $i) {
-            userErrors { code field } character { healingSurges { remaining } } } }"""
+            userErrors { code field }
+            character { ... on StellarWindsCharacter { healingSurges { remaining } } } } }"""
         first = session.execute(
             gql(surge), variable_values={"i": {"campaignId": campaign, "characterId": brom}}
         )

@@ -16,6 +16,7 @@ from uuid import UUID
 import psycopg
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
@@ -66,7 +67,7 @@ def fill(app: ChronicleApplication, campaigns: int, facts: int) -> list[UUID]:
     ids = []
     for c in range(campaigns):
         cid = app.create_campaign(f"Bulk {c}")
-        app.register_creature(
+        StellarWindsCommands(app).register_creature(
             cid,
             creature_id="vex",
             name="Vex",
@@ -152,7 +153,7 @@ def test_worker_survives_losing_its_connections(postgres_store: Settings) -> Non
     process = worker(postgres_store, batch_size=500)
     try:
         cid = app.create_campaign("Flaky network")
-        app.register_creature(
+        StellarWindsCommands(app).register_creature(
             cid,
             creature_id="vex",
             name="Vex",
@@ -176,7 +177,7 @@ def test_worker_survives_losing_its_connections(postgres_store: Settings) -> Non
                     (mine, APP_NAME),
                 ).fetchall()
                 assert killed, "the worker had no connection to cut"
-                app.deal_damage(cid, "vex", amount=3)
+                StellarWindsCommands(app).deal_damage(cid, "vex", amount=3)
                 until(lambda: tracking(views) == app.recorder.max_notification_id(), timeout=30)
         vex = views.get_creature(str(cid), "vex")
         assert vex is not None and vex["hp"] == 94

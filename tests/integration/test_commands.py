@@ -13,6 +13,7 @@ from uuid import UUID
 
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
@@ -24,7 +25,7 @@ DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
 
 def setup(app: ChronicleApplication) -> UUID:
     cid = app.create_campaign("Integration")
-    app.register_creature(
+    StellarWindsCommands(app).register_creature(
         cid,
         creature_id="traze",
         name="Traze",
@@ -35,7 +36,7 @@ def setup(app: ChronicleApplication) -> UUID:
         surges_per_day=2,
         defenses=DEFENSES,
     )
-    app.register_creature(
+    StellarWindsCommands(app).register_creature(
         cid,
         creature_id="goblin",
         name="Goblin",
@@ -52,36 +53,46 @@ def setup(app: ChronicleApplication) -> UUID:
 def play(app: ChronicleApplication, cid: UUID) -> dict[str, int]:
     """One of every ledger command and every correction; returns a few positions."""
     pos = {}
-    app.grant_temporary_hp(cid, "traze", 5, "shield")
-    pos["damage"] = app.deal_damage(cid, "traze", "2d6+3", faces=[4, 6]).position
-    app.heal(cid, "traze", surge_multiplier=1, requires_surge=True, magical=True)
-    app.spend_surge(cid, "traze")
-    app.spend_action_point(cid, "traze")
+    StellarWindsCommands(app).grant_temporary_hp(cid, "traze", 5, "shield")
+    pos["damage"] = StellarWindsCommands(app).deal_damage(cid, "traze", "2d6+3", faces=[4, 6]).position
+    StellarWindsCommands(app).heal(cid, "traze", surge_multiplier=1, requires_surge=True, magical=True)
+    StellarWindsCommands(app).spend_surge(cid, "traze")
+    StellarWindsCommands(app).spend_action_point(cid, "traze")
     app.record_ruling(cid, "r-1", "Is the goblin flanked?", "yes")
-    pos["attack"] = app.attack(
-        cid,
-        "traze",
-        {
-            "name": "fireball",
-            "kind": "area",
-            "defense": "ref",
-            "attack_bonus": 7,
-            "damage": "3d6+5",
-            "damage_types": ["fire"],
-        },
-        [{"target": "goblin", "face": 14, "circumstances": [{"name": "combat_advantage", "ruling": "r-1"}]}],
-        damage_faces=[4, 6, 2],
-    ).position
-    app.deal_damage(cid, "traze", amount=65)  # through HP into wounds: dying
-    pos["death_save"] = app.death_save(cid, "traze", face=5).position
-    app.stabilize(cid, "traze", healer=None, check="1d20+5", faces=[12])
-    app.award_xp(cid, ["traze"], 2000, "goblins")
+    pos["attack"] = (
+        StellarWindsCommands(app)
+        .attack(
+            cid,
+            "traze",
+            {
+                "name": "fireball",
+                "kind": "area",
+                "defense": "ref",
+                "attack_bonus": 7,
+                "damage": "3d6+5",
+                "damage_types": ["fire"],
+            },
+            [
+                {
+                    "target": "goblin",
+                    "face": 14,
+                    "circumstances": [{"name": "combat_advantage", "ruling": "r-1"}],
+                }
+            ],
+            damage_faces=[4, 6, 2],
+        )
+        .position
+    )
+    StellarWindsCommands(app).deal_damage(cid, "traze", amount=65)  # through HP into wounds: dying
+    pos["death_save"] = StellarWindsCommands(app).death_save(cid, "traze", face=5).position
+    StellarWindsCommands(app).stabilize(cid, "traze", healer=None, check="1d20+5", faces=[12])
+    StellarWindsCommands(app).award_xp(cid, ["traze"], 2000, "goblins")
     app.record(cid, "MilestoneReached", {"creatures": ["traze"]})
-    app.restore_wounds(cid, "traze", 1, "long_term_care")
+    StellarWindsCommands(app).restore_wounds(cid, "traze", 1, "long_term_care")
     app.advance_time(cid, 60 * 24)
-    app.extended_rest(cid, ["traze"])
-    app.short_rest(cid, ["traze"])
-    app.second_wind(cid, "traze")
+    StellarWindsCommands(app).extended_rest(cid, ["traze"])
+    StellarWindsCommands(app).short_rest(cid, ["traze"])
+    StellarWindsCommands(app).second_wind(cid, "traze")
     app.record(cid, "LevelSet", {"creature": "goblin", "level": 4})
     # corrections
     app.contest_ruling(cid, "r-1", "the rogue had moved away")
@@ -118,13 +129,13 @@ def test_a_refused_command_stores_nothing(app: ChronicleApplication) -> None:
     cid = setup(app)
     before = app.recorder.max_notification_id()
     with pytest.raises(RuleViolation) as err:
-        app.second_wind(cid, "goblin")
+        StellarWindsCommands(app).second_wind(cid, "goblin")
     assert err.value.code == "NOT_ALLOWED"
     with pytest.raises(DomainError) as bad:
-        app.deal_damage(cid, "traze", amount=-3)
+        StellarWindsCommands(app).deal_damage(cid, "traze", amount=-3)
     assert bad.value.code == "INVALID_INPUT"
     with pytest.raises(DomainError) as dice_err:
-        app.deal_damage(cid, "traze", "1000d6")
+        StellarWindsCommands(app).deal_damage(cid, "traze", "1000d6")
     assert dice_err.value.code == "INVALID_DICE"
     assert app.recorder.max_notification_id() == before
 
@@ -132,7 +143,7 @@ def test_a_refused_command_stores_nothing(app: ChronicleApplication) -> None:
 def test_expected_position_detects_a_stale_client(app: ChronicleApplication) -> None:
     cid = setup(app)
     at = app.ledger(cid).last_seq
-    app.grant_temporary_hp(cid, "traze", 3)
+    StellarWindsCommands(app).grant_temporary_hp(cid, "traze", 3)
     with pytest.raises(Conflict):
         app.record(cid, "HealingSurgeSpent", {"creature": "traze"}, expected_position=at)
 
@@ -140,7 +151,7 @@ def test_expected_position_detects_a_stale_client(app: ChronicleApplication) -> 
 def test_two_writers_cannot_both_spend_the_last_surge(app: ChronicleApplication, store: Settings) -> None:
     """Two applications (two API processes) race for the campaign: one surge, one winner."""
     cid = setup(app)
-    app.spend_surge(cid, "traze")  # one left of two
+    StellarWindsCommands(app).spend_surge(cid, "traze")  # one left of two
     second = open_application(store)
     results: list[Any] = []
     barrier = threading.Barrier(2)
@@ -149,7 +160,7 @@ def test_two_writers_cannot_both_spend_the_last_surge(app: ChronicleApplication,
         a.ledger(cid)  # warm both caches at the same position
         barrier.wait()
         try:
-            results.append(a.spend_surge(cid, "traze").position)
+            results.append(StellarWindsCommands(a).spend_surge(cid, "traze").position)
         except RuleViolation as exc:
             results.append(exc.code)
 

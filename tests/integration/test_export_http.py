@@ -13,9 +13,10 @@ from fastapi.testclient import TestClient
 from api.exports import service
 from api.graphql.ids import campaign_gid
 from api.http.exports import router
+from api.rulesets.stellar_winds.demo import ENCOUNTER
 from api.service.application import ChronicleApplication
 from api.service.auth import AccessControl
-from api.service.demo import ENCOUNTER, create_demo
+from api.service.demo import create_demo
 from tests.graphql_helpers import gid
 
 

@@ -18,7 +18,6 @@ import uvicorn
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-import api.graphql.data
 from api.cli.process import free_port
 from api.http.app import create_app
 from api.service import observability
@@ -81,7 +80,7 @@ def test_a_masked_graphql_error_names_the_same_request_id(
     def broken(*_: object) -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(api.graphql.data, "summary", broken)
+    monkeypatch.setattr(ChronicleApplication, "view", broken)
     response = client.post(
         "/graphql",
         json={

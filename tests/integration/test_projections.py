@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
@@ -52,7 +53,7 @@ ops = st.one_of(
 def register(app: ChronicleApplication) -> UUID:
     cid = app.create_campaign("Generated")
     for i, name in enumerate(CREATURES):
-        app.register_creature(
+        StellarWindsCommands(app).register_creature(
             cid,
             creature_id=name,
             name=name.title(),
@@ -72,19 +73,19 @@ def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) ->
     last = app.ledger(cid).last_seq
     try:
         if kind == "damage":
-            rec = app.deal_damage(cid, op[1], "2d6", faces=[op[2], op[3]])
+            rec = StellarWindsCommands(app).deal_damage(cid, op[1], "2d6", faces=[op[2], op[3]])
             state["damage"].append(rec.position)
         elif kind == "hit":
-            rec = app.deal_damage(cid, op[1], amount=op[2])
+            rec = StellarWindsCommands(app).deal_damage(cid, op[1], amount=op[2])
             state["damage"].append(rec.position)
         elif kind == "heal":
-            app.heal(cid, op[1], surge_multiplier=1, requires_surge=True)
+            StellarWindsCommands(app).heal(cid, op[1], surge_multiplier=1, requires_surge=True)
         elif kind == "surge":
-            app.spend_surge(cid, op[1])
+            StellarWindsCommands(app).spend_surge(cid, op[1])
         elif kind == "second_wind":
-            app.second_wind(cid, op[1])
+            StellarWindsCommands(app).second_wind(cid, op[1])
         elif kind == "death_save":
-            app.death_save(cid, op[1], face=op[2])
+            StellarWindsCommands(app).death_save(cid, op[1], face=op[2])
         elif kind == "revoke":
             state["revocations"].append(
                 app.revoke(cid, 2 + op[1] % (last - 1), "misread die", op[2]).position
@@ -97,7 +98,9 @@ def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) ->
         elif kind == "ruling":
             state["ruling"] += 1
             app.record_ruling(cid, f"r-{state['ruling']}", "Cover?", "yes", value=3)
-            app.deal_damage(cid, "orc", amount=5, rulings={"amount": f"r-{state['ruling']}"})
+            StellarWindsCommands(app).deal_damage(
+                cid, "orc", amount=5, rulings={"amount": f"r-{state['ruling']}"}
+            )
         elif kind == "overturn" and state["ruling"]:
             app.resolve_ruling(cid, f"r-{state['ruling']}", "overturned", "no cover")
         elif kind == "override" and state["damage"]:
@@ -164,7 +167,7 @@ def test_incremental_equals_rebuild(store: Settings, actions: list[Op]) -> None:
 
 def test_duplicate_notifications_change_nothing(app: ChronicleApplication, store: Settings) -> None:
     cid = register(app)
-    app.deal_damage(cid, "vex", amount=7)
+    StellarWindsCommands(app).deal_damage(cid, "vex", amount=7)
     rev = app.revoke(cid, 5, "misread die").position
     app.restore(cid, rev, "no, it was right")
     follower = follower_for(store, app, batch_size=2)
@@ -198,8 +201,8 @@ def test_duplicate_notifications_change_nothing(app: ChronicleApplication, store
 
 def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: ViewStore) -> None:
     cid = register(app)
-    app.deal_damage(cid, "vex", "2d6", faces=[4, 6])
-    hit = app.deal_damage(cid, "orc", amount=3).position
+    StellarWindsCommands(app).deal_damage(cid, "vex", "2d6", faces=[4, 6])
+    hit = StellarWindsCommands(app).deal_damage(cid, "orc", amount=3).position
     app.revoke(cid, hit, "wrong target")
     follower = follower_for(store, app, batch_size=500)
     follower.start()
@@ -220,7 +223,7 @@ def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: V
         assert f"(revoked at {hit + 1}: wrong target)" in lines[hit]["line"]
         assert views.tracking_position() == app.recorder.max_notification_id()
         # live follow: a new fact shows up without any call on our side
-        app.deal_damage(cid, "traze", amount=1)
+        StellarWindsCommands(app).deal_damage(cid, "traze", amount=1)
         assert wait_for(views, app.recorder.max_notification_id(), timeout=10)
         traze = views.get_creature(str(cid), "traze")
         assert traze is not None and traze["hp"] == 29

@@ -23,6 +23,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.settings import Settings
 from api.service.store import open_application
@@ -101,7 +102,7 @@ def test_a_stored_v1_fact_is_read_as_v2(store: Settings) -> None:
     app = open_application(store)
     try:
         cid = app.create_campaign("Old table")
-        app.register_creature(
+        StellarWindsCommands(app).register_creature(
             cid,
             creature_id="vex",
             name="Vex",
@@ -112,7 +113,7 @@ def test_a_stored_v1_fact_is_read_as_v2(store: Settings) -> None:
             surges_per_day=3,
             defenses=DEFENSES,
         )
-        app.deal_damage(cid, "vex", amount=12)
+        StellarWindsCommands(app).deal_damage(cid, "vex", amount=12)
     finally:
         app.close()
     # Two surges spent under v1, stored by "the previous release" at positions 4 and 5.
@@ -130,7 +131,7 @@ def test_a_stored_v1_fact_is_read_as_v2(store: Settings) -> None:
         assert vex["surges"] == 1  # 3 per day, two spent
         assert vex["hp"] == 30  # 30 - 12 + 7 + 7 (surge value: a quarter of 30, rounded down, is 7)
         # New facts are written at v2 beside the old ones, and the campaign keeps folding.
-        recorded = app.spend_surge(cid, "vex", cause="short_rest")
+        recorded = StellarWindsCommands(app).spend_surge(cid, "vex", cause="short_rest")
         assert recorded.facts[0]["payload"] == {"creature": "vex", "cause": "short_rest", "note": ""}
         assert app.summary(cid)["creatures"]["vex"]["surges"] == 0
         # The read models see v2 too.

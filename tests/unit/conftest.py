@@ -18,12 +18,19 @@ from typing import Any
 
 import pytest
 
-from api.service.application import ChronicleApplication
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
+from api.service.application import CampaignView, ChronicleApplication
+from domain.rulesets import summary
 
 ABILITIES = {"str": 10, "con": 12, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 PC_DEFENSES = {"ac": 29, "fort": 15, "ref": 16, "will": 14}
 MONSTER_DEFENSES = {"ac": 17, "fort": 15, "ref": 14, "will": 13}
 AXE = {"name": "axe", "kind": "melee", "defense": "ac", "attack_bonus": 8, "damage": "2d6+4"}
+
+
+def summary_of(view: CampaignView) -> dict[str, Any]:
+    """The whole state a view holds (e.g. the state a what-if preview would give)."""
+    return summary(view.ruleset, view.state)
 
 
 def memory_application() -> ChronicleApplication:
@@ -48,7 +55,7 @@ class Table:
         con: int = 12,
         **sheet: Any,
     ) -> Any:
-        return self.app.register_creature(
+        return StellarWindsCommands(self.app).register_creature(
             self.cid,
             creature_id=cid,
             name=cid.title(),
@@ -64,7 +71,7 @@ class Table:
     def monster(
         self, cid: str = "orc", *, max_hp: int = 50, con: int = 12, kind: str = "monster", **sheet: Any
     ) -> Any:
-        return self.app.register_creature(
+        return StellarWindsCommands(self.app).register_creature(
             self.cid,
             creature_id=cid,
             name=cid.title(),
@@ -99,8 +106,10 @@ class Table:
 
     # --- shortcuts ---------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
-        """``t.deal_damage("vex", amount=5)`` calls ``app.deal_damage(cid, "vex", amount=5)``."""
-        method = getattr(self.app, name)
+        """``t.deal_damage("vex", amount=5)`` calls ``deal_damage(cid, "vex", amount=5)`` of the Stellar
+        Winds commands (or of the application for what every system shares)."""
+        commands = StellarWindsCommands(self.app)
+        method = getattr(commands, name, None) or getattr(self.app, name)
         if not callable(method):
             return method
 
@@ -111,7 +120,7 @@ class Table:
 
     def hit_vex(self, damage_faces: list[int], face: int = 19, **target: Any) -> Any:
         """The orc's axe (+8, 2d6+4) against vex (AC 29)."""
-        return self.app.attack(
+        return StellarWindsCommands(self.app).attack(
             self.cid,
             "orc",
             dict(AXE),

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from domain.errors import DomainError
-from tests.unit.conftest import AXE, Table
+from tests.unit.conftest import AXE, Table, summary_of
 from tests.unit.test_sw_ledger import make_dying, refused
 
 
@@ -384,7 +384,7 @@ def test_what_if_then_commit_gives_the_previewed_state(table: Table) -> None:
     preview = table.what_if(corrections)
     table.record(*corrections[0])
     now = table.summary()
-    assert preview["state"]["creatures"] == now["creatures"]
+    assert summary_of(preview["view"])["creatures"] == now["creatures"]
 
 
 # ------------------------------------------------------ C1.2 end to end

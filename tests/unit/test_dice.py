@@ -410,6 +410,23 @@ def test_natural_is_the_face_of_the_single_kept_d20(
 
 
 @pytest.mark.parametrize(
+    ("expression", "faces", "expected"),
+    [
+        ("d%", [100], 100),
+        ("1d100", [37], 37),
+        ("d%+1", [5], None),
+        ("2d100", [1, 2], None),
+        ("1d20", [5], None),
+    ],
+)
+def test_percentile_is_the_face_of_a_bare_d100_with_00_as_100(
+    expression: str, faces: list[int], expected: int | None
+) -> None:
+    """RULES.md C0.3: d% is a d100 whose 00 face is 100 (the d20 house rules' stabilisation roll)."""
+    assert dice.percentile(roll(expression, faces=faces)) == expected
+
+
+@pytest.mark.parametrize(
     ("expression", "faces", "text"),
     [
         ("3d6+5", [4, 6, 2], "3d6 (4, 6, 2) + 5 = 17"),

@@ -5,12 +5,29 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from domain.rulesets.d20_house import ERROR_CODES as D20_CODES
+from domain.rulesets.d20_house.flags import FLAGS as D20_FLAGS
 from domain.rulesets.stellar_winds.flags import FLAGS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+D20_HEADING = "# d20 house rules flags (ruleset `d20`)"
 
 
 def test_every_rules_flag_is_documented_with_its_default() -> None:
     text = (DOCS / "rules-flags.md").read_text(encoding="utf-8")
     for name, flag in FLAGS.items():
         assert f"| `{name}` | `{json.dumps(flag.default)}` |" in text, name
+
+
+def test_every_d20_flag_is_documented_under_its_system_with_its_default_and_reference() -> None:
+    text = (DOCS / "rules-flags.md").read_text(encoding="utf-8")
+    assert D20_HEADING in text
+    d20 = text.split(D20_HEADING, 1)[1]
+    for name, flag in D20_FLAGS.items():
+        assert f"| `{name}` | `{json.dumps(flag.default)}` | {flag.ref} |" in d20, name
+
+
+def test_every_d20_error_code_is_documented() -> None:
+    text = (DOCS / "errors.md").read_text(encoding="utf-8")
+    for code in D20_CODES:
+        assert f"| `{code}` |" in text, code

@@ -15,8 +15,9 @@ from uuid import UUID
 import pytest
 
 from api.exports import service
+from api.rulesets.stellar_winds.demo import ENCOUNTER
 from api.service.application import ChronicleApplication
-from api.service.demo import ENCOUNTER, create_demo
+from api.service.demo import create_demo
 from domain.errors import DomainError
 from tests.unit.conftest import memory_application
 

@@ -18,12 +18,20 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service.application import ChronicleApplication
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
 from domain.rulesets import summary as whole_state
-from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, PC_DEFENSES, Table, memory_application
+from tests.unit.conftest import (
+    ABILITIES,
+    MONSTER_DEFENSES,
+    PC_DEFENSES,
+    Table,
+    memory_application,
+    summary_of,
+)
 
 # CHRONICLE_PROPERTY_EXAMPLES=500 for a longer search; no example database is written.
 SETTINGS = settings(
@@ -158,7 +166,7 @@ def play(campaign: dict[str, Any]) -> Played:
     for i, sheet in enumerate(campaign["sheets"]):
         cid = f"c{i}"
         kind = "monster" if i == campaign["monster"] else "pc"
-        t.app.register_creature(
+        StellarWindsCommands(t.app).register_creature(
             t.cid,
             creature_id=cid,
             name=cid,
@@ -334,7 +342,7 @@ def test_a_what_if_then_committing_the_same_corrections_gives_the_previewed_stat
     assert t.store_max() == stored  # a what-if stores nothing
     for fact_type, payload in corrections:
         t.app.record(t.cid, fact_type, payload)
-    assert preview["state"]["creatures"] == t.summary()["creatures"]
+    assert summary_of(preview["view"])["creatures"] == t.summary()["creatures"]
     assert preview["orphans"] == t.orphans()
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain import dice
 from domain.errors import DomainError
 from tests.unit.conftest import ABILITIES, AXE, MONSTER_DEFENSES, Table
@@ -135,7 +136,7 @@ def test_sw_44_a_sustained_effect_lapses_after_five_minutes(make_table: Any) -> 
     """'you can sustain a power with a sustained duration for as long as 5 minutes' (50 rounds)."""
     t = make_table({"sw.end_of_encounter_rounds": 2})
     for cid in ("a", "b"):
-        t.app.register_creature(
+        StellarWindsCommands(t.app).register_creature(
             t.cid,
             creature_id=cid,
             name=cid,

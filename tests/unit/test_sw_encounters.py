@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain import dice
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
@@ -53,7 +54,7 @@ def creature(
     max_hp: int = 40,
     **sheet: Any,
 ) -> None:
-    t.app.register_creature(
+    StellarWindsCommands(t.app).register_creature(
         t.cid,
         creature_id=cid,
         name=cid.title(),
@@ -334,9 +335,9 @@ def test_sw_23_attack_action_and_close_blast_one_damage_roll_three_targets(t: Ta
     creature(t, "gunner")
     creature(t, "resist", resist={"fire": 5})
     start(t, {"gunner": 20, "a": 15, "b": 10, "resist": 5})
-    t.app.grant_temporary_hp(t.cid, "resist", 4)
+    StellarWindsCommands(t.app).grant_temporary_hp(t.cid, "resist", 4)
     effect(t, "a", "gunner", {"condition": "insubstantial"}, kind="end_of_encounter")
-    t.app.deal_damage(t.cid, "b", amount=25)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "b", amount=25)
     assert t.c("b")["bloodied"]
     blast = {
         "name": "flame burst",
@@ -346,7 +347,7 @@ def test_sw_23_attack_action_and_close_blast_one_damage_roll_three_targets(t: Ta
         "damage": "2d6+3",
         "damage_types": ["fire"],
     }
-    r = t.app.attack(
+    r = StellarWindsCommands(t.app).attack(
         t.cid,
         "gunner",
         blast,
@@ -363,7 +364,7 @@ def test_sw_23_attack_action_and_close_blast_one_damage_roll_three_targets(t: Ta
     assert (hits["b"]["amount"], t.c("b")["hp"], t.c("b")["life"]) == (12, 3, "active")
     assert enc(t)["actions_this_turn"] == ["standard"]
     with pytest.raises(DomainError) as info:
-        t.app.attack(
+        StellarWindsCommands(t.app).attack(
             t.cid, "gunner", blast, [{"target": "a", "face": 15}], damage_faces=[1, 1], action="standard"
         )
     assert info.value.code == "NO_ACTION_LEFT"
@@ -375,10 +376,10 @@ def test_b_sw_23_second_wind_is_a_standard_action_in_an_encounter(make_table: An
     creature(t, "hero", kind="pc")
     creature(t, "a")
     start(t, {"hero": 20, "a": 1})
-    t.app.deal_damage(t.cid, "hero", amount=20)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "hero", amount=20)
     act(t, "hero", "standard")
     with pytest.raises(DomainError) as info:
-        t.app.second_wind(t.cid, "hero")
+        StellarWindsCommands(t.app).second_wind(t.cid, "hero")
     assert info.value.code == "NO_ACTION_LEFT"
     assert t.c("hero")["second_wind_used"] is False
 
@@ -565,7 +566,7 @@ def test_sw_47_ongoing_damage_is_resisted_halved_if_insubstantial_never_wounding
 
 def test_b_sw_28_ongoing_damage_overflows_into_wounds(t: Table) -> None:
     start(t, {"a": 20, "b": 15})
-    t.app.deal_damage(t.cid, "b", amount=38)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "b", amount=38)
     effect(t, "b", "a", {"ongoing": {"type": "untyped", "amount": 5}})
     out = end_turn(t)
     tick = out["turns"][-1]["ongoing_damage"][0]
@@ -575,7 +576,7 @@ def test_b_sw_28_ongoing_damage_overflows_into_wounds(t: Table) -> None:
 def test_sw_39_b_sw_22_regeneration_largest_source_capped_not_at_zero_hp(t: Table) -> None:
     creature(t, "troll", regeneration=3)
     start(t, {"a": 20, "troll": 15})
-    t.app.deal_damage(t.cid, "troll", amount=10)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "troll", amount=10)
     effect(t, "troll", "troll", {"regeneration": 8}, kind="until_removed")
     out = end_turn(t)
     assert out["turns"][-1]["regeneration"] == {"amount": 8, "hp_healed": 8}
@@ -583,7 +584,7 @@ def test_sw_39_b_sw_22_regeneration_largest_source_capped_not_at_zero_hp(t: Tabl
     out = end_turn(t)
     assert out["turns"][-1]["regeneration"] == {"amount": 8, "hp_healed": 2}  # capped at max HP
     end_turn(t)
-    t.app.deal_damage(t.cid, "troll", amount=41)  # 0 HP, wounds left
+    StellarWindsCommands(t.app).deal_damage(t.cid, "troll", amount=41)  # 0 HP, wounds left
     out = end_turn(t)
     assert "regeneration" not in out["turns"][-1]
 
@@ -639,13 +640,13 @@ def test_b_sw_8_dying_pc_death_saves_across_three_rounds_then_dead(make_table: A
     creature(t, "hero", kind="pc")
     creature(t, "a")
     start(t, {"a": 20, "hero": 10})
-    t.app.deal_damage(t.cid, "hero", amount=40 + 12 + 1)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "hero", amount=40 + 12 + 1)
     assert t.c("hero")["life"] == "dying"
     refused(t, "NOT_YOUR_TURN", "DeathSavingThrowRolled", creature="hero", roll=d20(3))
     for round_no in (1, 2, 3):
         end_turn(t)  # a ends; the dying hero's turn still starts (SW-6)
         assert enc(t)["turn_of"] == "hero" and enc(t)["round"] == round_no
-        t.app.death_save(t.cid, "hero", face=4)
+        StellarWindsCommands(t.app).death_save(t.cid, "hero", face=4)
         assert t.c("hero")["death_save_failures"] == round_no
         end_turn(t)
     assert t.c("hero")["life"] == "dead"
@@ -658,11 +659,11 @@ def test_b_sw_8_a_dying_turn_owes_exactly_one_death_save_before_it_ends(make_tab
     creature(t, "hero", kind="pc")
     creature(t, "a")
     start(t, {"a": 20, "hero": 10})
-    t.app.deal_damage(t.cid, "hero", amount=40 + 12 + 1)
+    StellarWindsCommands(t.app).deal_damage(t.cid, "hero", amount=40 + 12 + 1)
     end_turn(t)
     assert enc(t)["turn_of"] == "hero"
     refused(t, "ROLLS_PENDING", "TurnEnded", encounter_id=ENC)
-    t.app.death_save(t.cid, "hero", face=12)
+    StellarWindsCommands(t.app).death_save(t.cid, "hero", face=12)
     refused(t, "ALREADY_ROLLED", "DeathSavingThrowRolled", creature="hero", roll=d20(20))
     end_turn(t)
     assert enc(t)["turn_of"] == "a"
@@ -670,7 +671,9 @@ def test_b_sw_8_a_dying_turn_owes_exactly_one_death_save_before_it_ends(make_tab
 
 def test_sw_6_a_creature_killed_by_ongoing_damage_at_turn_start_loses_its_turn(t: Table) -> None:
     start(t, {"a": 20, "b": 15, "c": 10})
-    t.app.deal_damage(t.cid, "b", amount=40 + 12 - 1)  # monsters die at 0 wounds (B-SW-13)
+    StellarWindsCommands(t.app).deal_damage(
+        t.cid, "b", amount=40 + 12 - 1
+    )  # monsters die at 0 wounds (B-SW-13)
     effect(t, "b", "a", {"ongoing": {"type": "fire", "amount": 5}})
     out = end_turn(t)
     assert t.c("b")["life"] == "dead"

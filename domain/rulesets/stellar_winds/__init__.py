@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.stellar_winds import attacks, encounters, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
+from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
 from domain.rulesets.stellar_winds.state import (
     Creature,
     Encounter,
@@ -69,6 +71,9 @@ class StellarWinds:
     @property
     def fact_types(self) -> frozenset[str]:
         return frozenset(HANDLERS)
+
+    def narrator(self, markup: Markup) -> StellarWindsNarrator:
+        return StellarWindsNarrator(markup)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return [{"name": n, "default": f.default, "ref": f.ref, "doc": f.doc} for n, f in FLAGS.items()]
@@ -137,7 +142,7 @@ class StellarWinds:
         }
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
-        """Hit points (temporary HP on top) and wounds, with the thresholds that matter (B-SW-1..4)."""
+        """Hit points (bloodied at half), wounds (dying at 0, B-SW-1..4) and healing surges."""
         return [
             Track(
                 "hp",
@@ -154,6 +159,7 @@ class StellarWinds:
                 floor=None,
                 thresholds=(("dying", 0),),
             ),
+            Track("surges", "Surges", view["surges"], ceiling=view["surges_per_day"]),
         ]
 
 

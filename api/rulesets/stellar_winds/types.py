@@ -1,0 +1,116 @@
+"""``StellarWindsCharacter``: the shared ``Character`` fields plus Stellar Winds' own resources."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import strawberry
+
+from api.graphql.types import Character, Modifier
+from domain.rulesets.stellar_winds.attacks import defense_of
+
+
+@strawberry.type
+class Defense:
+    base: int
+    current: int = strawberry.field(description="With conditions and effects (against a melee attack).")
+    modifiers: list[Modifier]
+    against_ranged: int = strawberry.field(description="Current value against a ranged attack.")
+
+
+@strawberry.type
+class Defenses:
+    ac: Defense
+    fort: Defense
+    ref: Defense
+    will: Defense
+
+
+@strawberry.type
+class Wounds:
+    current: int
+    max: int
+
+
+@strawberry.type
+class HealingSurges:
+    remaining: int
+    per_day: int
+    value: int
+
+
+def _defenses(view: dict[str, Any]) -> Defenses:
+    """Defenses now, through the ruleset's one implementation (``attacks.defense_of``)."""
+    shim = SimpleNamespace(
+        defenses=view["defenses"],
+        conditions=lambda: set(view.get("conditions", [])),
+        effects=view.get("effects", []),
+    )
+    out = {}
+    for d in ("ac", "fort", "ref", "will"):
+        total, parts = defense_of(shim, d, "melee")  # type: ignore[arg-type]
+        ranged, _ = defense_of(shim, d, "ranged")  # type: ignore[arg-type]
+        out[d] = Defense(
+            base=view["defenses"][d],
+            current=total,
+            against_ranged=ranged,
+            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in parts[1:]],
+        )
+    return Defenses(**out)
+
+
+@strawberry.type(description="A Stellar Winds creature: hit points, wounds, healing surges, action points.")
+class StellarWindsCharacter(Character):
+    @strawberry.field(description="Experience points (PCs tracking XP; null otherwise).")
+    def xp(self) -> int | None:
+        return self.view_.get("xp")
+
+    @strawberry.field(description="The level the XP alone would give.")
+    def xp_level(self) -> int | None:
+        return self.view_.get("xp_level")
+
+    @strawberry.field(description="Bloodied: hit points at or below half the maximum (SW-33).")
+    def bloodied(self) -> bool:
+        return bool(self.view_["bloodied"])
+
+    @strawberry.field
+    def bloodied_value(self) -> int:
+        return int(self.view_["bloodied_value"])
+
+    @strawberry.field
+    def wounds(self) -> Wounds:
+        return Wounds(current=self.view_["wounds"], max=self.view_["max_wounds"])
+
+    @strawberry.field
+    def healing_surges(self) -> HealingSurges:
+        v = self.view_
+        return HealingSurges(remaining=v["surges"], per_day=v["surges_per_day"], value=v["surge_value"])
+
+    @strawberry.field
+    def second_wind_used(self) -> bool:
+        return bool(self.view_["second_wind_used"])
+
+    @strawberry.field
+    def action_points(self) -> int:
+        return int(self.view_["action_points"])
+
+    @strawberry.field
+    def action_point_spent_since_rest(self) -> bool:
+        return bool(self.view_["action_point_spent_since_rest"])
+
+    @strawberry.field
+    def encounters_since_extended_rest(self) -> int:
+        return int(self.view_["encounters_since_extended_rest"])
+
+    @strawberry.field
+    def initiative_bonus(self) -> int:
+        return int(self.view_["initiative_bonus"])
+
+    @strawberry.field
+    def death_save_failures(self) -> int:
+        return int(self.view_["death_save_failures"])
+
+    @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
+    def defenses(self) -> Defenses:
+        return _defenses(self.view_)

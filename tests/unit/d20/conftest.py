@@ -1,0 +1,35 @@
+"""Fixtures for the d20 house-rules tests: a memory application and a table on it (tests/conftest.py
+turns on ``domain.core.state.GUARD``: changing a shared creature without ``state.own`` fails)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from api.service.application import ChronicleApplication
+from tests.unit.conftest import memory_application
+from tests.unit.d20.helpers import D20Table
+
+
+@pytest.fixture
+def app() -> Iterator[ChronicleApplication]:
+    application = memory_application()
+    try:
+        yield application
+    finally:
+        application.close()
+
+
+@pytest.fixture
+def table(app: ChronicleApplication) -> D20Table:
+    return D20Table(app)
+
+
+@pytest.fixture
+def make_table(app: ChronicleApplication) -> Any:
+    def make(flags: dict[str, Any] | None = None) -> D20Table:
+        return D20Table(app, flags)
+
+    return make
