@@ -80,6 +80,7 @@ __all__ = [
     "dice_count",
     "maximum",
     "natural",
+    "single_face",
     "parse",
     "percentile",
     "roll",
@@ -249,6 +250,19 @@ def percentile(roll: Roll) -> int | None:
         return None
     term = terms[0]
     if term["sides"] != 100 or len(term["faces"]) != 1 or term.get("keep") or term["sign"] < 0:
+        return None
+    face: int = term["faces"][0]
+    return face
+
+
+def single_face(roll: Roll, sides: int) -> int | None:
+    """Return the face of a roll that is exactly one added die of ``sides`` sides and nothing
+    else (a recharge d6, ``1d6``); else None."""
+    terms = roll["terms"]
+    if len(terms) != 1 or "const" in terms[0]:
+        return None
+    term = terms[0]
+    if term["sides"] != sides or len(term["faces"]) != 1 or term["sign"] < 0 or term.get("keep"):
         return None
     face: int = term["faces"][0]
     return face

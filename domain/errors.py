@@ -105,9 +105,7 @@ CORE_CODES: dict[str, str] = {
     "NOT_YET": "Not yet possible.",
     "TOO_MUCH": "More than allowed (e.g. a track restored above its maximum).",
     "WRONG_ACTION": "The wrong kind of action for this.",
-    "NOT_ALLOWED": (
-        "Not allowed for this creature (e.g. a player-character option used by a monster)."
-    ),
+    "NOT_ALLOWED": ("Not allowed for this creature (e.g. a player-character option used by a monster)."),
     "NOT_ACTIVE": "The creature or effect is not active.",
     "NOT_AFFECTED": "The creature is not affected by this effect.",
     "SURPRISE_ROUND": "Not allowed in the surprise round.",
