@@ -39,7 +39,14 @@ OGRE_POWERS = [
     {"id": "rage", "name": "Rage", "frequency": "recharge_if", "condition": "the ogre is bloodied"},
     {"id": "club", "name": "Club", "frequency": "at_will"},
 ]
-CLUB = {"name": "Club", "power_id": "club", "kind": "melee", "defense": "ac", "attack_bonus": 7, "damage": "2d6+4"}
+CLUB = {
+    "name": "Club",
+    "power_id": "club",
+    "kind": "melee",
+    "defense": "ac",
+    "attack_bonus": 7,
+    "damage": "2d6+4",
+}
 
 
 def d20(face: int, plus: int = 0) -> dict[str, Any]:
@@ -88,7 +95,13 @@ class OrcusTable:
         return self.record("CreatureRegistered", **{**base, **sheet})
 
     def monster(self, cid: str, kind: str = "monster", **sheet: Any) -> Recorded:
-        base: dict[str, Any] = {"creature_id": cid, "name": cid.title(), "kind": kind, "level": 1, "max_hp": 10}
+        base: dict[str, Any] = {
+            "creature_id": cid,
+            "name": cid.title(),
+            "kind": kind,
+            "level": 1,
+            "max_hp": 10,
+        }
         base["defenses"] = dict(GOB_DEFENSES)
         return self.record("CreatureRegistered", **{**base, **sheet})
 

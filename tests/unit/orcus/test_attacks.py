@@ -13,11 +13,22 @@ from domain.errors import DomainError, InvalidInput
 from domain.rulesets.orcus.tables import ATTACK_MODIFIERS
 from tests.unit.orcus.helpers import CLUB, OrcusTable, d20, refused, roll
 
-STRIKE = {"name": "Strike", "power_id": "strike", "kind": "melee", "defense": "ac", "attack_bonus": 5, "damage": "1d8+3"}
+STRIKE = {
+    "name": "Strike",
+    "power_id": "strike",
+    "kind": "melee",
+    "defense": "ac",
+    "attack_bonus": 5,
+    "damage": "1d8+3",
+}
 
 
-def strike(t: OrcusTable, face: int, damage: list[int] | None = None, target: str = "gob", **entry: Any) -> dict[str, Any]:
-    return t.attack("mira", dict(STRIKE), [{"target": target, "face": face, **entry}], damage=damage).outcome["targets"][0]
+def strike(
+    t: OrcusTable, face: int, damage: list[int] | None = None, target: str = "gob", **entry: Any
+) -> dict[str, Any]:
+    return t.attack("mira", dict(STRIKE), [{"target": target, "face": face, **entry}], damage=damage).outcome[
+        "targets"
+    ][0]
 
 
 def test_or_10_a_total_equal_to_the_defense_hits_and_deals_its_rolled_damage(t: OrcusTable) -> None:
@@ -39,7 +50,12 @@ def test_b_or_4_a_natural_20_is_a_critical_hit_even_when_the_total_would_miss(t:
     weak = {**CLUB, "attack_bonus": -10}
     out = t.attack("ogre", weak, [{"target": "mira", "face": 20}]).outcome["targets"][0]
     assert (out["attack_total"], out["defense_value"]) == (10, 17)
-    assert (out["hit"], out["crit"], out["damage"]["maximum"], out["damage"]["amount"]) == (True, True, 16, 16)
+    assert (out["hit"], out["crit"], out["damage"]["maximum"], out["damage"]["amount"]) == (
+        True,
+        True,
+        16,
+        16,
+    )
     assert t.hp("mira") == 14
 
 
@@ -52,19 +68,37 @@ def test_or_11_a_natural_1_always_misses(t: OrcusTable) -> None:
 
 def test_b_or_5_maximum_damage_covers_weapon_dice_and_modifiers(t: OrcusTable) -> None:
     """OR-15: 2dW with a 1d10 weapon is 2d10; a critical hit: 2 x 10 + 3 = 23."""
-    power = {"name": "Cleave", "kind": "melee", "defense": "ac", "attack_bonus": 5, "damage": "2dW+3", "weapon": "1d10"}
+    power = {
+        "name": "Cleave",
+        "kind": "melee",
+        "defense": "ac",
+        "attack_bonus": 5,
+        "damage": "2dW+3",
+        "weapon": "1d10",
+    }
     out = t.attack("mira", power, [{"target": "ogre", "face": 20}]).outcome["targets"][0]
     assert out["damage"]["maximum"] == 23 and t.hp("ogre") == 52 - 23
 
 
-def test_or_13_b_or_5_damage_is_rolled_once_the_crit_bonus_per_target_and_not_maximised(t: OrcusTable) -> None:
+def test_or_13_b_or_5_damage_is_rolled_once_the_crit_bonus_per_target_and_not_maximised(
+    t: OrcusTable,
+) -> None:
     """A far burst (fire, 2d6+4) on the ogre and gob: one damage roll (3, 4: 11) for every target;
     the ogre takes a critical hit: maximum 16 + its own bonus 1d6 (2) = 18, resist 5 fire: 13;
     gob is hit for the rolled 11 and dies (a monster at 0 HP or below, A4.9)."""
-    burst = {"name": "Fireburst", "kind": "far", "defense": "ref", "attack_bonus": 6, "damage": "2d6+4",
-             "damage_types": ["fire"]}
+    burst = {
+        "name": "Fireburst",
+        "kind": "far",
+        "defense": "ref",
+        "attack_bonus": 6,
+        "damage": "2d6+4",
+        "damage_types": ["fire"],
+    }
     out = t.attack(
-        "mira", burst, [{"target": "ogre", "face": 20, "crit": ["1d6", 2]}, {"target": "gob", "face": 12}], damage=[3, 4]
+        "mira",
+        burst,
+        [{"target": "ogre", "face": 20, "crit": ["1d6", 2]}, {"target": "gob", "face": 12}],
+        damage=[3, 4],
     ).outcome
     ogre, gob = out["targets"]
     assert (ogre["damage"]["maximum"], ogre["damage"]["crit_bonus"], ogre["damage"]["amount"]) == (16, 2, 13)
@@ -74,15 +108,26 @@ def test_or_13_b_or_5_damage_is_rolled_once_the_crit_bonus_per_target_and_not_ma
 
 def test_or_13_a_creature_is_affected_once_and_damage_is_not_rolled_per_target(t: OrcusTable) -> None:
     with pytest.raises(InvalidInput, match="only once"):
-        t.attack("mira", dict(STRIKE), [{"target": "gob", "face": 10}, {"target": "gob", "face": 11}], damage=[3])
+        t.attack(
+            "mira", dict(STRIKE), [{"target": "gob", "face": 10}, {"target": "gob", "face": 11}], damage=[3]
+        )
     with pytest.raises(InvalidInput, match="unknown field"):
-        t.record("AttackMade", attacker="mira", power=dict(STRIKE),
-                 targets=[{"target": "gob", "roll": d20(10), "damage": roll("1d8+3", 3)}])
+        t.record(
+            "AttackMade",
+            attacker="mira",
+            power=dict(STRIKE),
+            targets=[{"target": "gob", "roll": d20(10), "damage": roll("1d8+3", 3)}],
+        )
     with pytest.raises(InvalidInput, match="record the damage roll"):
         strike(t, 15)  # a hit that is not a crit needs the rolled damage
     with pytest.raises(InvalidInput, match="not the power's"):
-        t.record("AttackMade", attacker="mira", power=dict(STRIKE), targets=[{"target": "gob", "roll": d20(15)}],
-                 damage=roll("1d6+3", 2))
+        t.record(
+            "AttackMade",
+            attacker="mira",
+            power=dict(STRIKE),
+            targets=[{"target": "gob", "roll": d20(15)}],
+            damage=roll("1d6+3", 2),
+        )
 
 
 def test_or_14_damage_can_be_zero_but_never_negative(t: OrcusTable) -> None:
@@ -98,22 +143,42 @@ def test_or_10_b_or_4_choosing_to_be_hit_is_a_hit_without_a_roll_and_no_crit(t: 
     assert (target["hit"], target["crit"], target["automatic"]) == (True, False, "chose to be hit (OR-10)")
     assert target["damage"]["amount"] == 11 and "natural" not in target
     with pytest.raises(InvalidInput, match="without an attack roll"):
-        t.record("AttackMade", attacker="mira", power=dict(STRIKE),
-                 targets=[{"target": "gob", "chose_to_be_hit": True, "roll": d20(20)}])
+        t.record(
+            "AttackMade",
+            attacker="mira",
+            power=dict(STRIKE),
+            targets=[{"target": "gob", "chose_to_be_hit": True, "roll": d20(20)}],
+        )
 
 
 def test_or_12_hit_miss_and_effect_riders(t: OrcusTable) -> None:
     """OR-12: Hit applies on a hit, Miss on a miss, Effect either way; a Miss may deal half damage."""
     power = {
-        "name": "Thunder Wave", "kind": "near", "defense": "fort", "attack_bonus": 4, "damage": "2d8", "miss": "half",
+        "name": "Thunder Wave",
+        "kind": "near",
+        "defense": "fort",
+        "attack_bonus": 4,
+        "damage": "2d8",
+        "miss": "half",
         "effects": [
-            {"name": "dazed", "on": "hit", "components": [{"condition": "dazed"}], "duration": {"kind": "end_of_user_next"}},
+            {
+                "name": "dazed",
+                "on": "hit",
+                "components": [{"condition": "dazed"}],
+                "duration": {"kind": "end_of_user_next"},
+            },
             {"name": "pushed", "on": "miss", "components": [{"condition": "prone"}]},
-            {"name": "deafening", "on": "effect", "components": [{"attack_mod": {"value": -1}}],
-             "duration": {"kind": "start_of_user_next"}},
+            {
+                "name": "deafening",
+                "on": "effect",
+                "components": [{"attack_mod": {"value": -1}}],
+                "duration": {"kind": "start_of_user_next"},
+            },
         ],
     }
-    out = t.attack("mira", power, [{"target": "ogre", "face": 15}, {"target": "gob", "face": 2}], damage=[5, 4]).outcome
+    out = t.attack(
+        "mira", power, [{"target": "ogre", "face": 15}, {"target": "gob", "face": 2}], damage=[5, 4]
+    ).outcome
     ogre, gob = out["targets"]
     assert [e["name"] for e in ogre["effects"]] == ["dazed", "deafening"] and ogre["damage"]["amount"] == 9
     assert [e["name"] for e in gob["effects"]] == ["pushed", "deafening"]
@@ -128,12 +193,21 @@ def test_a4_6_every_row_of_the_attack_modifier_table(t: OrcusTable, row: str) ->
     """A4.6 (RULE): each declared circumstance changes the total by its table value, applied to the
     origins it names (a ranged attack for long range; melee or ranged for concealment)."""
     expected = {
-        "target_off_guard": 2, "attacker_prone": -2, "charge": 1, "cover": -2, "three_quarters_cover": -5,
-        "concealment": -2, "total_concealment": -5, "long_range": -2, "attacker_restrained": -2,
+        "target_off_guard": 2,
+        "attacker_prone": -2,
+        "charge": 1,
+        "cover": -2,
+        "three_quarters_cover": -5,
+        "concealment": -2,
+        "total_concealment": -5,
+        "long_range": -2,
+        "attacker_restrained": -2,
     }[row]
     kind = "ranged" if row == "long_range" else "melee"
     power = {**STRIKE, "kind": kind, "power_id": None}
-    out = t.attack("mira", power, [{"target": "ogre", "face": 10, "circumstances": [row]}], damage=[1]).outcome
+    out = t.attack(
+        "mira", power, [{"target": "ogre", "face": 10, "circumstances": [row]}], damage=[1]
+    ).outcome
     target = out["targets"][0]
     assert target["attack_total"] == 15 + expected
     assert [x["row"] for x in target["attack_parts"] if "row" in x] == [row]
@@ -141,8 +215,11 @@ def test_a4_6_every_row_of_the_attack_modifier_table(t: OrcusTable, row: str) ->
 
 @pytest.mark.parametrize(
     ("who", "condition", "row", "value"),
-    [("target", "off_guard", "target_off_guard", 2), ("attacker", "prone", "attacker_prone", -2),
-     ("attacker", "restrained", "attacker_restrained", -2)],
+    [
+        ("target", "off_guard", "target_off_guard", 2),
+        ("attacker", "prone", "attacker_prone", -2),
+        ("attacker", "restrained", "attacker_restrained", -2),
+    ],
 )
 def test_a4_6_condition_rows_apply_by_themselves_and_only_once(
     t: OrcusTable, who: str, condition: str, row: str, value: int
@@ -155,13 +232,20 @@ def test_a4_6_condition_rows_apply_by_themselves_and_only_once(
     assert twice["attack_total"] == 15 + value  # declared as well: still once
 
 
-def test_ruling_17_a_row_declared_for_an_origin_it_does_not_apply_to_is_ignored_with_the_reason(t: OrcusTable) -> None:
+def test_ruling_17_a_row_declared_for_an_origin_it_does_not_apply_to_is_ignored_with_the_reason(
+    t: OrcusTable,
+) -> None:
     burst = {"name": "Burst", "kind": "near", "defense": "ref", "attack_bonus": 5, "damage": "1d6"}
-    out = t.attack("mira", burst, [{"target": "ogre", "face": 10, "circumstances": ["concealment"]}], damage=[1]).outcome
+    out = t.attack(
+        "mira", burst, [{"target": "ogre", "face": 10, "circumstances": ["concealment"]}], damage=[1]
+    ).outcome
     target = out["targets"][0]
     assert target["attack_total"] == 15
     assert target["ignored"] == [
-        {"circumstance": "concealment", "why": "target has concealment applies only to melee or ranged attacks"}
+        {
+            "circumstance": "concealment",
+            "why": "target has concealment applies only to melee or ranged attacks",
+        }
     ]
     out = strike(t, 10, [1], target="ogre", circumstances=["long_range"])
     assert out["attack_total"] == 15 and out["ignored"][0]["circumstance"] == "long_range"
@@ -189,8 +273,15 @@ def test_a4_9_4e_conditions_grant_off_guard_and_blind(make_table) -> None:
 
 
 def test_or_9_an_attack_with_an_encounter_power_expends_it(t: OrcusTable) -> None:
-    lance = {"name": "Radiant Lance", "power_id": "lance", "kind": "ranged", "defense": "ref", "attack_bonus": 5,
-             "damage": "1d10", "damage_types": ["radiant"]}
+    lance = {
+        "name": "Radiant Lance",
+        "power_id": "lance",
+        "kind": "ranged",
+        "defense": "ref",
+        "attack_bonus": 5,
+        "damage": "1d10",
+        "damage_types": ["radiant"],
+    }
     out = t.attack("mira", lance, [{"target": "gob", "face": 3}]).outcome
     assert out["power_expended"] is True and t.v("mira")["powers"]["lance"]["expended"]
     with refused("POWER_EXPENDED"):

@@ -113,7 +113,9 @@ def test_b_x_3_a_campaign_can_set_its_own_xp_table(make_table) -> None:
 
 def test_c4_1_sheet_updates_change_the_sheet_not_a_heros_level(t: OrcusTable) -> None:
     t.damage("mira", 10)
-    t.record("SheetUpdated", creature_id="mira", changes={"max_hp": 36, "surges_per_day": 7}, reason="level 4")
+    t.record(
+        "SheetUpdated", creature_id="mira", changes={"max_hp": 36, "surges_per_day": 7}, reason="level 4"
+    )
     v = t.v("mira")
     assert (v["max_hp"], v["hp"], v["surges_per_day"], v["surges"]) == (36, 26, 7, 6)
     with pytest.raises(InvalidInput, match="LevelSet"):
