@@ -58,12 +58,15 @@ def own_turn(state: OrcusState, c: Creature, ctx: Any, what: str) -> Any:
         raise RuleViolation(
             f"{what} during {c.name}'s turn in an encounter", field="creature", code="NO_TURN"
         )
-    require(
-        enc.current == c.id,
-        f"{what} during {c.name}'s own turn (it is {enc.current or 'nobody'}'s turn)",
-        "NOT_YOUR_TURN",
-        ctx,
-    )
+    if enc.current is None:
+        require(False, f"{what} during {c.name}'s own turn (no turn is in progress)", "NO_TURN", ctx)
+    else:
+        require(
+            enc.current == c.id,
+            f"{what} during {c.name}'s own turn (it is {enc.current}'s turn)",
+            "NOT_YOUR_TURN",
+            ctx,
+        )
     return enc
 
 

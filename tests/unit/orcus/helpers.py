@@ -194,3 +194,100 @@ class OrcusTable:
 
 def effect_ids(view: dict[str, Any]) -> list[str]:
     return [e["effect_id"] for e in view["effects"]]
+
+
+# --------------------------------------------------------------- direct folding (hooks)
+class Ctx:
+    """The fold context a handler sees, for tests that call hooks and handlers directly; each
+    fact gets the next position (effect ids come from it)."""
+
+    def __init__(self, seq: int = 10_000, rulings: dict[str, Any] | None = None) -> None:
+        self.seq = seq
+        self.meta: dict[str, Any] = {}
+        self.overrides: dict[str, Any] = {}
+        self.waived = False
+        self._rulings = rulings or {}
+
+    def ruling_holds(self, ruling_id: str) -> bool:
+        return bool(self._rulings.get(ruling_id))
+
+    def ruling_value(self, ruling_id: str) -> Any:
+        return self._rulings.get(ruling_id)
+
+
+class Encounter:
+    """A stand-in for the core engine's encounter (the fields the Orcus hooks read)."""
+
+    def __init__(self, participants: list[str], *, surprise_round: bool = False, eid: str = "fight") -> None:
+        self.id = eid
+        self.name = eid
+        self.participants = list(participants)
+        self.state = "running"
+        self.round = 0 if surprise_round else 1
+        self.surprise_round = surprise_round
+        self.turn_log: dict[str, Any] = {"turn_no": 0}
+        self.turn_started: dict[str, int] = {}
+        self.current: str | None = None
+
+    def clone(self) -> Encounter:
+        c = object.__new__(Encounter)
+        c.__dict__.update({k: (dict(v) if isinstance(v, dict) else v) for k, v in self.__dict__.items()})
+        c.participants = list(self.participants)
+        return c
+
+
+class Direct:
+    """A state taken from a real campaign, a stand-in encounter, and the Orcus hooks and handlers
+    called on them directly (until the core encounter engine lands)."""
+
+    def __init__(self, table: OrcusTable, participants: list[str], *, surprise_round: bool = False) -> None:
+        self.state = table.state()
+        self.enc = Encounter(participants, surprise_round=surprise_round)
+        self.state.encounters[self.enc.id] = self.enc
+        self.state.active_encounter = self.enc.id
+        self.seq = table.position + 1
+
+    def ctx(self) -> Ctx:
+        self.seq += 1
+        return Ctx(self.seq)
+
+    def fact(self, fact_type: str, **payload: Any) -> dict[str, Any]:
+        checked = RULESET.catalogue.validate(fact_type, payload)
+        result: dict[str, Any] = RULESET.apply(self.state, fact_type, checked, self.ctx())
+        return result
+
+    def start(self, cid: str, *, new_round: bool = False) -> dict[str, Any]:
+        from domain.rulesets.orcus import turns
+
+        if new_round:
+            self.enc.round += 1
+            self.enc.surprise_round = False
+        number = int(self.enc.turn_log["turn_no"]) + 1
+        self.enc.turn_log = {"turn_no": number, "creature": cid}
+        self.enc.turn_started[cid] = number
+        self.enc.current = cid
+        return turns.turn_started(self.state, self.enc, cid, self.ctx())
+
+    def owed(self) -> list[tuple[str, dict[str, Any]]]:
+        return list(RULESET.pending_rolls(self.state))
+
+    def end(self, *, check: bool = True) -> dict[str, Any]:
+        from domain.rulesets.orcus import turns
+
+        cid = self.enc.current
+        assert cid is not None
+        if check:
+            assert self.owed() == [], self.owed()
+        report = turns.turn_ended(self.state, self.enc, cid, self.ctx())
+        self.enc.current = None
+        return report
+
+    def end_encounter(self) -> dict[str, Any]:
+        from domain.rulesets.orcus import turns
+
+        self.enc.state = "ended"
+        self.state.active_encounter = None
+        return turns.encounter_ended(self.state, self.enc, self.ctx())
+
+    def v(self, who: str) -> dict[str, Any]:
+        return RULESET.creature_view(self.state, who)
