@@ -7,10 +7,13 @@ from pathlib import Path
 
 from domain.rulesets.d20_house import ERROR_CODES as D20_CODES
 from domain.rulesets.d20_house.flags import FLAGS as D20_FLAGS
+from domain.rulesets.orcus import ERROR_CODES as ORCUS_CODES
+from domain.rulesets.orcus.flags import FLAGS as ORCUS_FLAGS
 from domain.rulesets.stellar_winds.flags import FLAGS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 D20_HEADING = "# d20 house rules flags (ruleset `d20`)"
+ORCUS_HEADING = "# Orcus flags (ruleset `orcus`)"
 
 
 def test_every_rules_flag_is_documented_with_its_default() -> None:
@@ -30,4 +33,18 @@ def test_every_d20_flag_is_documented_under_its_system_with_its_default_and_refe
 def test_every_d20_error_code_is_documented() -> None:
     text = (DOCS / "errors.md").read_text(encoding="utf-8")
     for code in D20_CODES:
+        assert f"| `{code}` |" in text, code
+
+
+def test_every_orcus_flag_is_documented_under_its_system_with_its_default_and_reference() -> None:
+    text = (DOCS / "rules-flags.md").read_text(encoding="utf-8")
+    assert ORCUS_HEADING in text
+    orcus = text.split(ORCUS_HEADING, 1)[1]
+    for name, flag in ORCUS_FLAGS.items():
+        assert f"| `{name}` | `{json.dumps(flag.default)}` | {flag.ref} | {flag.doc} |" in orcus, name
+
+
+def test_every_orcus_error_code_is_documented() -> None:
+    text = (DOCS / "errors.md").read_text(encoding="utf-8")
+    for code in ORCUS_CODES:
         assert f"| `{code}` |" in text, code

@@ -79,7 +79,8 @@ class OrcusNarrator(Narrator):
         if notes:
             head += ", " + ", ".join(notes)
         layers = [f"{d[k]} {w}" for k, w in (("temp_hp_lost", "temporary HP"), ("hp_lost", "HP")) if d.get(k)]
-        body = f"{head}: {d.get('amount', 0)} damage" if head else f"{d.get('amount', 0)} damage"
+        amount = d.get("amount", 0)
+        body = f"{head}: {amount} damage" if head and head != str(amount) else f"{amount} damage"
         return body + (f" ({', '.join(layers)})" if layers else "")
 
     # ------------------------------------------------------------ sheets, XP
