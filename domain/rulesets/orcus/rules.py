@@ -554,7 +554,7 @@ def death_save(state: OrcusState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
     if natural is None:
         raise InvalidInput("a death saving throw is a single d20 (plus modifiers)", field="roll")
     enc = running_for(state, c.id)
-    if enc is not None:
+    if enc is not None and state.flags["or.enforce_turns"]:
         own_turn(state, c, ctx, "a death saving throw is rolled at the end of the creature's turn:")
         require(
             not enc.turn_log.get("death_save"),
