@@ -165,6 +165,7 @@ class CampaignGenerator:
             ids = list(group)
             rng.shuffle(ids)
             self._try("InitiativeTieBroken", {"encounter_id": eid, "creatures": ids, "method": "coin"})
+        self._try("TurnStarted", {"encounter_id": eid})  # RULES.md ruling 18: a turn starts by its own fact
         turns = 0
         while not self._full() and turns < 60:
             turns += 1
@@ -197,6 +198,7 @@ class CampaignGenerator:
         for fact_type, payload in self.ledger.ruleset.pending_rolls(self._state):
             self._try(fact_type, {**payload, "roll": self._d("1d20")})
         self._try("TurnEnded", {"encounter_id": eid})
+        self._try("TurnStarted", {"encounter_id": eid})
 
     def _attack(self, attacker: str, foes: list[str]) -> None:
         rng = self.rng

@@ -8,18 +8,30 @@ A refused command stores nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class DomainError(Exception):
     """Base class: a command was refused because of its input or the state."""
 
     code = "INVALID_INPUT"
 
-    def __init__(self, message: str, *, field: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         if code is not None:
             self.code = code
+        # Structured facts about the refusal a client can act on (plain JSON), e.g. for
+        # ROLLS_PENDING ``{"owed": [{"type", "creature", "effect_id", "kind", "dice"}, ...]}``.
+        self.details = details
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"{type(self).__name__}({self.code}: {self.message!r}, field={self.field!r})"
@@ -76,8 +88,18 @@ CORE_CODES: dict[str, str] = {
     ),
     "POSITION_OUT_OF_RANGE": "A position outside the campaign (e.g. `afterPosition` beyond the latest).",
     "ROLLS_PENDING": (
-        "The turn cannot end yet: it still owes a saving throw against a save-ends effect, or a dying "
-        "creature's death save (SW-10). `endTurn` rolls them itself."
+        "Rolls are owed first: the turn cannot end before the rolls it owes (a saving throw against each "
+        "save-ends effect, a dying creature's death save: SW-10), nor the next round start before the rolls "
+        "owed between rounds. The refusal lists them (`pendingRolls`); record them, pass their dice to "
+        "`endTurn`, or ask it to roll them (`serverRolls: true`)."
+    ),
+    "TURN_IN_PROGRESS": "A turn is in progress: end it first (RULES.md ruling 18).",
+    "INITIATIVE_PENDING": (
+        "The next round's initiative is not settled yet (initiative re-rolled each round): a roll or an "
+        "order choice is missing."
+    ),
+    "CLOCK_BACKWARDS": (
+        "The in-game clock only moves forward; to fix a wrong time, amend or revoke the fact that moved it."
     ),
     "ALREADY_EXISTS": "A creature, encounter or ruling with this id already exists.",
     "ALREADY_REVOKED": "The fact is already revoked (restore it first to amend it).",
@@ -93,7 +115,9 @@ CORE_CODES: dict[str, str] = {
     "ENCOUNTER_NOT_RUNNING": "The encounter has no turns yet (initiative or a tie-break missing).",
     "ENCOUNTER_RUNNING": "Another encounter is running, or this needs the encounter not to be running.",
     "NOT_IN_ENCOUNTER": "The creature is not a participant of the encounter.",
-    "NO_TURN": "There is no current turn.",
+    "NO_TURN": (
+        "No turn is in progress (between turns: start the next one first), or no creature can take one."
+    ),
     "NOT_YOUR_TURN": "It is not this creature's turn.",
     "NOT_DELAYED": "The creature is not delaying.",
     "CANNOT_DELAY": "The creature cannot delay now.",

@@ -69,10 +69,13 @@ class ChronicleError(Exception):
         self.extensions: dict[str, Any] = {"code": self.code}
         if field:
             self.extensions["field"] = field
+        self.details: dict[str, Any] | None = None  # the domain refusal's structured details
 
     @classmethod
     def from_domain(cls, err: DomainError) -> ChronicleError:
-        return cls(err.code, err.message, err.field)
+        out = cls(err.code, err.message, err.field)
+        out.details = err.details
+        return out
 
 
 def user_error(err: DomainError | ChronicleError, field: str | None = None) -> UserError:

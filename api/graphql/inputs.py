@@ -112,9 +112,47 @@ class BreakInitiativeTieInput(MutationInput):
     rolls: JSON | None = None
 
 
-@strawberry.input
-class EncounterInput(MutationInput):
+@strawberry.input(
+    description="A roll the turn owes (as `pendingRolls` lists it), with its dice: matched by "
+    "`type`, `effectId` and `characterId` where given."
+)
+class OwedRollInput:
+    roll: DiceInput = strawberry.field(description="The dice as rolled at the table (faces).")
+    type: str | None = strawberry.field(
+        default=None, description="The fact it records, e.g. SavingThrowRolled or DeathSavingThrowRolled."
+    )
+    effect_id: str | None = strawberry.field(
+        default=None, description="The effect a saving throw is against (null: a roll against no effect)."
+    )
+    character_id: strawberry.ID | None = None
+    modifiers: JSON | None = strawberry.field(
+        default=None, description="Save modifiers, as in rollSavingThrow."
+    )
+
+
+@strawberry.input(
+    description="End the turn in progress (RULES.md ruling 18). It records, in one table action, the "
+    "rolls the turn owes (in the order given, then any the server rolls) and the end of the turn; "
+    "refused with ROLLS_PENDING (listing them in `pendingRolls`) while any owed roll has no dice "
+    "and `serverRolls` is false."
+)
+class EndTurnInput(MutationInput):
     encounter_id: strawberry.ID
+    rolls: list[OwedRollInput] | None = None
+    server_rolls: bool = strawberry.field(
+        default=False, description="Let the server roll the owed rolls not given in `rolls`."
+    )
+    start_next: bool = strawberry.field(
+        default=False, description="Also start the next turn (a TurnStarted fact is recorded too)."
+    )
+
+
+@strawberry.input(description="Start the next turn: the next creature in the order that takes one.")
+class StartTurnInput(MutationInput):
+    encounter_id: strawberry.ID
+    character_id: strawberry.ID | None = strawberry.field(
+        default=None, description="If given, refused (NOT_YOUR_TURN) unless it is this creature's turn next."
+    )
 
 
 @strawberry.input

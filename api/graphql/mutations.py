@@ -64,6 +64,33 @@ class MutationPayload:
     encounter: Encounter | None
 
 
+@strawberry.type(description="A roll the table owes before it can go on (RULES.md ruling 18).")
+class PendingRoll:
+    type: str = strawberry.field(description="The fact that records it, e.g. SavingThrowRolled.")
+    kind: str = strawberry.field(description="What it is, in words: saving throw, death saving throw...")
+    character_id: str | None = strawberry.field(description="The creature that rolls (local id).")
+    effect_id: str | None = strawberry.field(description="The effect it is against, if any.")
+    dice: str = strawberry.field(description="The dice to roll, e.g. 1d20.")
+
+    @classmethod
+    def build(cls, owed: dict[str, Any]) -> PendingRoll:
+        return cls(
+            type=owed["type"],
+            kind=owed["kind"],
+            character_id=owed.get("creature"),
+            effect_id=owed.get("effect_id"),
+            dice=owed["dice"],
+        )
+
+
+@strawberry.type(description="What a turn boundary answers.")
+class TurnPayload(MutationPayload):
+    pending_rolls: list[PendingRoll] = strawberry.field(
+        default_factory=list,
+        description="With ROLLS_PENDING: the rolls still owed (give their dice, or ask `serverRolls`).",
+    )
+
+
 def _empty(cls: type[Any], errors: list[UserError]) -> Any:
     return cls(
         user_errors=errors,
@@ -175,7 +202,11 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
             )
         )
     except (ChronicleError, DomainError) as err:
-        return _empty(payload_cls, [user_error(err, input_field(err.field, inp))])
+        refused = _empty(payload_cls, [user_error(err, input_field(err.field, inp))])
+        owed = (getattr(err, "details", None) or {}).get("owed")
+        if owed and hasattr(refused, "pending_rolls"):
+            refused.pending_rolls = [PendingRoll.build(o) for o in owed]
+        return refused
     ctx.forget(info)
     if not recorded.replayed:
         ctx.broadcaster_of(info).notify(campaign_id)
@@ -245,20 +276,36 @@ def p_tie(i: I.BreakInitiativeTieInput, look: Look) -> Plan:
     )
 
 
-def p_end_turn(i: I.EncounterInput, look: Look) -> Plan:
-    """The rolls the turn still owes (saves, a death save) are rolled by the server first, in
-    one table action with the end of the turn. To choose the order or enter physical dice,
-    roll them with rollSavingThrow / rollDeathSave before ending the turn."""
+def p_end_turn(i: I.EndTurnInput, look: Look) -> Plan:
+    """Ruling 18: the rolls the turn owes come with their dice (``rolls``, in the order chosen) or
+    are rolled by the server only when asked (``serverRolls``); otherwise ROLLS_PENDING lists them.
+    All of it, and the next TurnStarted with ``startNext``, is one table action."""
     eid = look.encounter(i.encounter_id)
     enc = look.view.encounter(eid)
     current = enc.get("turn_of") if enc else None
-    owed = [(t, {**p, "roll": look.roll(None, "1d20")}) for t, p in look.app.pending_rolls(look.campaign_id)]
+    rolls = [
+        {
+            "roll": look.roll(r.roll),
+            "type": r.type,
+            "effect_id": r.effect_id,
+            "creature": look.creature(r.character_id, "rolls.characterId") if r.character_id else None,
+            "modifiers": json_arg(r.modifiers, "rolls.modifiers", list),
+        }
+        for r in i.rolls or []
+    ]
+    items = look.app.plan_end_turn(
+        look.campaign_id, eid, rolls, server_rolls=i.server_rolls, start_next=i.start_next
+    )
+    return Plan(items, ACTORS, {current} if current else set(), [current] if current else [], eid)
+
+
+def p_start_turn(i: I.StartTurnInput, look: Look) -> Plan:
+    eid = look.encounter(i.encounter_id)
+    c = look.creature(i.character_id) if i.character_id is not None else None
+    enc = look.view.encounter(eid)
+    nxt = enc.get("next_turn_of") if enc else None
     return Plan(
-        [*owed, ("TurnEnded", {"encounter_id": eid})],
-        ACTORS,
-        {current} if current else set(),
-        [current] if current else [],
-        eid,
+        [("TurnStarted", {"encounter_id": eid, "creature": c})], ACTORS, {nxt} if nxt else set(), [], eid
     )
 
 
@@ -333,7 +380,13 @@ CORE_MUTATIONS: list[MutationSpec] = [
     MutationSpec(
         "break_initiative_tie", I.BreakInitiativeTieInput, p_tie, "Settle a tie in the initiative order."
     ),
-    MutationSpec("end_turn", I.EncounterInput, p_end_turn, "End the current creature's turn."),
+    MutationSpec("start_turn", I.StartTurnInput, p_start_turn, "Start the next turn (ruling 18)."),
+    MutationSpec(
+        "end_turn",
+        I.EndTurnInput,
+        p_end_turn,
+        "End the turn in progress, with the rolls it owes (ruling 18: no silent dice).",
+    ),
     MutationSpec("delay_turn", I.EncounterCreatureInput, p_delay, "Delay a creature's turn."),
     MutationSpec(
         "take_delayed_turn",
@@ -372,6 +425,7 @@ CORE_MUTATIONS: list[MutationSpec] = [
 ]
 
 PAYLOADS: dict[str, type[Any]] = {}
+PAYLOAD_BASES: dict[str, type[Any]] = {"start_turn": TurnPayload, "end_turn": TurnPayload}
 
 
 def _camel(name: str) -> str:
@@ -382,8 +436,9 @@ def _field(spec: MutationSpec) -> Any:
     name = spec.name
     payload_cls = PAYLOADS.get(name)
     if payload_cls is None:
+        base = PAYLOAD_BASES.get(name, MutationPayload)
         payload_cls = PAYLOADS[name] = strawberry.type(
-            type(_camel(name) + "Payload", (MutationPayload,), {}), description=f"The result of {name}."
+            type(_camel(name) + "Payload", (base,), {}), description=f"The result of {name}."
         )
 
     async def resolver(info: Info, input: Any) -> Any:  # noqa: A002 - GraphQL convention

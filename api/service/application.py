@@ -10,7 +10,9 @@ the new present, up to ``MAX_ATTEMPTS`` times, then gets a ``Conflict``.
 Nothing is ever merged silently.
 
 Dice are rolled here (server side) unless the caller passes the faces read
-off physical dice; either way the faces are stored in the fact.
+off physical dice; either way the faces are stored in the fact. Rolls a turn owes are
+never rolled silently: ``end_turn`` refuses (``ROLLS_PENDING``) unless the caller gives
+their dice or asks the server to roll them (RULES.md ruling 18).
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from eventsourcing.persistence import IntegrityError
 from api.service import observability
 from domain import dice, rulesets
 from domain.campaign import Campaign
+from domain.core import encounters as core_encounters
 from domain.core.catalogue import Catalogue
 from domain.core.state import changed_creatures
-from domain.errors import Conflict, InvalidInput, NotFound
+from domain.errors import Conflict, InvalidInput, NotFound, RuleViolation
 from domain.ledger import CORRECTED, Entry, Ledger
 from domain.rulesets import get_ruleset
 
@@ -335,25 +338,98 @@ class ChronicleApplication(Application[UUID]):
     def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
         return self.record(campaign_id, "TimeAdvanced", {"minutes": minutes})
 
-    def pending_rolls(self, campaign_id: UUID) -> list[tuple[str, dict[str, Any]]]:
-        """The rolls the current turn owes before it can end (saves, a dying creature's death save)."""
+    def pending_rolls(self, campaign_id: UUID) -> list[dict[str, Any]]:
+        """The rolls the table owes now (RULES.md ruling 18): the turn in progress before it can end
+        (saves, a dying creature's death save), or between turns, those owed before the next round.
+        Each: ``type`` (the fact to record), ``kind``, ``creature``, ``effect_id``, ``dice``, ``payload``."""
         with self.reading(campaign_id) as campaign:
-            ledger = campaign.ledger
-            return list(ledger.ruleset.pending_rolls(ledger.state))
+            ruleset = campaign.ledger.ruleset
+            owed = ruleset.pending_rolls(campaign.ledger.state)
+            # a ruleset on the core encounter engine says which dice each owed roll takes
+            rules = getattr(ruleset, "encounter_rules", None) or core_encounters.Rules()
+            return core_encounters.describe(rules, owed)
 
-    def end_turn(self, campaign_id: UUID, encounter_id: str, faces: dict[str, int] | None = None) -> Recorded:
-        """End the current turn, first rolling what it owes (server dice, or ``faces`` by effect
-        id, ``"death"`` for a death save), in the order owed, as one table action."""
-        faces = faces or {}
+    def plan_end_turn(
+        self,
+        campaign_id: UUID,
+        encounter_id: str,
+        rolls: Sequence[dict[str, Any]] = (),
+        *,
+        server_rolls: bool = False,
+        start_next: bool = False,
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The facts of one end of turn: the rolls it owes, then ``TurnEnded`` (then ``TurnStarted``).
+
+        ``rolls`` give the table's dice for owed rolls, in the order the player chose (C0.6): each
+        ``{"roll": <roll record> | "faces": [...], "type"?, "effect_id"?, "creature"?, "modifiers"?}``,
+        matched to the first owed roll of that type, effect and creature (a roll without
+        ``effect_id`` matches one owed against no effect, e.g. a death save). Owed rolls left over
+        are rolled by the server only with ``server_rolls``; otherwise ``ROLLS_PENDING`` lists them
+        (``details["owed"]``). No silent dice (ruling 18)."""
+        owed = self._turn_owed(campaign_id, encounter_id)
         items: list[tuple[str, dict[str, Any]]] = []
-        for fact_type, payload in self.pending_rolls(campaign_id):
-            key = payload.get("effect_id", "death")
-            face = faces.get(key)
-            items.append(
-                (fact_type, {**payload, "roll": self.roll("1d20", faces=None if face is None else [face])})
+        for n, given in enumerate(rolls):
+            match = next((m for m in owed if _owed_matches(m, given)), None)
+            if match is None:
+                raise InvalidInput(
+                    f"rolls[{n}] matches no roll the turn owes "
+                    f"(owed: {', '.join(_owed_text(m) for m in owed) or 'nothing'})",
+                    field="rolls",
+                )
+            owed.remove(match)
+            if given.get("faces") is not None:
+                roll = self.roll(match["dice"], faces=list(given["faces"]))
+            elif isinstance(given.get("roll"), dict):
+                roll = given["roll"]
+            else:
+                raise InvalidInput(f"rolls[{n}] needs its dice (a roll or faces)", field="rolls")
+            payload = {**match["payload"], "roll": roll}
+            if given.get("modifiers") is not None:
+                payload["modifiers"] = given["modifiers"]
+            items.append((match["type"], payload))
+        if owed and not server_rolls:
+            raise RuleViolation(
+                "the turn still owes " + ", ".join(_owed_text(m) for m in owed) + ": give their dice, "
+                "record them first, or ask the server to roll them",
+                field="rolls",
+                code="ROLLS_PENDING",
+                details={"owed": owed},
             )
+        items += [(m["type"], {**m["payload"], "roll": self.roll(m["dice"])}) for m in owed]
         items.append(("TurnEnded", {"encounter_id": encounter_id}))
+        if start_next:
+            items.append(("TurnStarted", {"encounter_id": encounter_id}))
+        return items
+
+    def _turn_owed(self, campaign_id: UUID, encounter_id: str) -> list[dict[str, Any]]:
+        """What the turn in progress in this encounter owes (nothing if it is not the one in progress:
+        the end of turn itself is then refused with the right code)."""
+        with self.reading(campaign_id) as campaign:
+            state = campaign.ledger.state
+            if state.active_encounter != encounter_id:
+                return []
+            if not campaign.ledger.ruleset.encounter_view(state, encounter_id).get("turn_of"):
+                return []
+        return self.pending_rolls(campaign_id)
+
+    def end_turn(
+        self,
+        campaign_id: UUID,
+        encounter_id: str,
+        rolls: Sequence[dict[str, Any]] = (),
+        *,
+        server_rolls: bool = False,
+        start_next: bool = False,
+    ) -> Recorded:
+        """End the turn in progress, with the rolls it owes, as one table action (all or nothing)."""
+        items = self.plan_end_turn(
+            campaign_id, encounter_id, rolls, server_rolls=server_rolls, start_next=start_next
+        )
         return self.record_many(campaign_id, items)
+
+    def start_turn(self, campaign_id: UUID, encounter_id: str, creature: str | None = None) -> Recorded:
+        """Start the next turn (RULES.md ruling 18); ``creature`` asserts whose it is."""
+        return self.record(campaign_id, "TurnStarted", {"encounter_id": encounter_id, "creature": creature})
 
     @staticmethod
     def roll(expression: str, *, weapon: str | None = None, faces: list[int] | None = None) -> dict[str, Any]:
@@ -501,6 +577,19 @@ def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
 
     body = json.dumps([[t, strip(p)] for t, p in items], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _owed_matches(owed: dict[str, Any], given: dict[str, Any]) -> bool:
+    return (
+        given.get("type") in (None, owed["type"])
+        and given.get("effect_id") == owed["effect_id"]
+        and given.get("creature") in (None, owed["creature"])
+    )
+
+
+def _owed_text(owed: dict[str, Any]) -> str:
+    against = f" against {owed['effect_id']}" if owed["effect_id"] else ""
+    return f"a {owed['kind']} for {owed['creature']}{against} ({owed['type']}, {owed['dice']})"
 
 
 def slug(name: str) -> str:

@@ -97,32 +97,106 @@ META: dict[str, dict[str, Field]] = {
 }
 
 # --- core table facts: encounters, turns and time, shared by every system ---
-# (Folded by the ruleset through the core encounter engine; a ruleset may refine a field,
-# e.g. the action kinds it knows, by declaring the same fact type with its own schema.)
+# (Folded by the core encounter engine, ``domain/core/encounters.py``, with the ruleset's hooks;
+# a ruleset may refine a field, e.g. the action kinds it knows, by declaring the same fact type
+# with its own schema.)
 CORE_TABLE: dict[str, Schema] = {
     "EncounterStarted": {
         "encounter_id": req("str"),
         "name": opt("str", ""),
         "participants": req("list_str"),
     },
+    "CreatureJoinedEncounter": {
+        "encounter_id": req("str"),
+        "creature": req("str"),
+        "roll": opt("roll", None, nullable=True),
+    },
     "SurpriseDetermined": {"encounter_id": req("str"), "surprised": opt("list_str", [])},
-    "InitiativeRolled": {"encounter_id": req("str"), "creature": req("str"), "roll": req("roll")},
+    # v2: a creature OR a group (``group`` + its ``creatures`` in the order they act);
+    # ``start_turn`` (v1 facts: true) starts the first turn when this roll settles the order.
+    "InitiativeRolled": {
+        "encounter_id": req("str"),
+        "creature": opt("str", None, nullable=True),
+        "group": opt("str", None, nullable=True),
+        "creatures": opt("list_str", []),
+        "roll": req("roll"),
+        "start_turn": opt("bool", False),
+    },
     "InitiativeTieBroken": {
         "encounter_id": req("str"),
         "creatures": req("list_str"),
         "method": req("enum", choices=("bonus", "die", "coin")),
         "rolls": opt("list_dict", None, nullable=True),
+        "start_turn": opt("bool", False),
     },
-    "TurnEnded": {"encounter_id": req("str")},
-    "TurnDelayed": {"encounter_id": req("str"), "creature": req("str")},
-    "DelayedTurnTaken": {"encounter_id": req("str"), "creature": req("str")},
+    # The table's choice of an order: tied creatures or groups (players / GM decide, OR-5,
+    # HS-2), or the members of a group (B-OR-14).
+    "InitiativeOrderChosen": {
+        "encounter_id": req("str"),
+        "creatures": req("list_str"),
+        "decided_by": opt("str", ""),
+    },
+    "TurnStarted": {"encounter_id": req("str"), "creature": opt("str", None, nullable=True)},
+    # v2 (ruling 18): ending a turn does not start the next; ``start_next`` (v1 facts: true) does.
+    "TurnEnded": {"encounter_id": req("str"), "start_next": opt("bool", False)},
+    "TurnDelayed": {"encounter_id": req("str"), "creature": req("str"), "start_next": opt("bool", False)},
+    # v2: the delaying creature re-enters after the turn that just ended and acts at once;
+    # ``queued`` (v1 facts: true) re-enters after the turn in progress, once it ends.
+    "DelayedTurnTaken": {"encounter_id": req("str"), "creature": req("str"), "queued": opt("bool", False)},
+    "ActionReadied": {
+        "encounter_id": req("str"),
+        "creature": req("str"),
+        "action": req("str"),
+        "trigger": req("str"),
+    },
     "ReadiedActionTriggered": {
         "encounter_id": req("str"),
         "creature": req("str"),
         "trigger_creature": req("str"),
     },
+    "ActionTaken": {
+        "encounter_id": opt("str", None, nullable=True),
+        "creature": req("str"),
+        "action": req("str"),
+        "name": opt("str", ""),
+        "substitutes_for": opt("str", None, nullable=True),
+        "gm_exception": opt("bool", False),
+    },
     "EncounterEnded": {"encounter_id": req("str"), "outcome": opt("str", "")},
     "TimeAdvanced": {"minutes": req("int", minimum=1, maximum=10_000_000)},
+    "TimeSet": {
+        "day": req("int", minimum=1, maximum=1_000_000),
+        "hour": req("int", minimum=0, maximum=23),
+        "minute": opt("int", 0, minimum=0, maximum=59),
+    },
+}
+
+
+def _flag_v1(name: str) -> Upcaster:
+    """An upcaster for a turn fact whose v1 meaning included a start of turn (ruling 18 split it)."""
+
+    def upcast(payload: dict[str, Any]) -> dict[str, Any]:
+        return {**payload, name: True}
+
+    upcast.__doc__ = f"v1 -> v2: the v1 fact also did what ``{name}: true`` does now."
+    return upcast
+
+
+# Turn boundaries became facts of their own (RULES.md ruling 18). A stored v1 fact keeps its
+# v1 meaning through the flag the upcaster sets, so an old campaign folds as it always did.
+CORE_VERSIONS: dict[str, int] = {
+    "InitiativeRolled": 2,
+    "InitiativeTieBroken": 2,
+    "TurnEnded": 2,
+    "TurnDelayed": 2,
+    "DelayedTurnTaken": 2,
+}
+CORE_UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("InitiativeRolled", 1): _flag_v1("start_turn"),
+    ("InitiativeTieBroken", 1): _flag_v1("start_turn"),
+    ("TurnEnded", 1): _flag_v1("start_next"),
+    ("TurnDelayed", 1): _flag_v1("start_next"),
+    ("DelayedTurnTaken", 1): _flag_v1("queued"),
 }
 
 
@@ -312,6 +386,6 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
-CORE = Catalogue({**META, **CORE_TABLE}, meta=META)
+CORE = Catalogue({**META, **CORE_TABLE}, versions=CORE_VERSIONS, upcasters=CORE_UPCASTERS, meta=META)
 """The ruleset-neutral catalogue every ruleset extends."""
 META_TYPES = CORE.meta_types

@@ -165,7 +165,10 @@ class Narrator:
         )
 
     def _InitiativeRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        who = self.name(p["creature"], s)
+        if p.get("group"):  # one roll for a group (B-OR-14)
+            who = f"{self.m.esc(p['group'])} ({self.names_of(p['creatures'], s)})"
+        else:
+            who = self.name(p["creature"], s)
         if not o or "score" not in o:
             return f"{who} rolls initiative: {self.roll(p['roll'])}."
         if "bonus" not in o:
@@ -174,6 +177,18 @@ class Narrator:
 
     def _InitiativeTieBroken(self, p: dict[str, Any], o: Any, s: Any) -> str:
         return f"Initiative tie broken by {p['method']}: {self.names_of(p['creatures'], s)}, in that order."
+
+    def _InitiativeOrderChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        by = f" ({self.m.esc(p['decided_by'])})" if p.get("decided_by") else ""
+        return f"Initiative order chosen{by}: {self.names_of(p['creatures'], s)}, in that order."
+
+    def _CreatureJoinedEncounter(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} joins the encounter."
+
+    def _TurnStarted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        if not o or not o.get("turn_of"):
+            return "The next turn starts."
+        return f"{self.name(o['turn_of'], s)}'s turn starts."
 
     def _TurnEnded(self, p: dict[str, Any], o: Any, s: Any) -> str:
         if not o or not o.get("ended"):
@@ -196,6 +211,9 @@ class Narrator:
     def _EncounterEnded(self, p: dict[str, Any], o: Any, s: Any) -> str:
         rounds = f" after {o['rounds']} rounds" if o and "rounds" in o else ""
         return f"The encounter ends{rounds}" + (f": {self.m.esc(p['outcome'])}" if p.get("outcome") else ".")
+
+    def _TimeSet(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"The clock is set to day {p['day']}, {p['hour']:02d}:{p['minute']:02d}."
 
     def _TimeAdvanced(self, p: dict[str, Any], o: Any, s: Any) -> str:
         m = p["minutes"]

@@ -70,8 +70,13 @@ def test_the_guide_session_plays_through() -> None:
         run("Initiative", gm, campaign=campaign, encounter=encounter["id"], who=traze["id"], face=18)
         rolled = run("Initiative", gm, campaign=campaign, encounter=encounter["id"], who=goblin, face=4)
         order = rolled["rollInitiative"]["encounter"]
-        assert (order["state"], order["round"], order["turnOf"]) == ("running", 1, {"name": "Traze"})
+        assert (order["state"], order["round"], order["turnOf"]) == ("running", 1, None)  # ruling 18
         assert [c["name"] for c in order["initiativeOrder"]] == ["Traze", "Goblin"]
+        started = run("StartTurn", gm, campaign=campaign, encounter=encounter["id"])["startTurn"]
+        assert (
+            started["encounter"]["turnOf"] == {"name": "Traze"}
+            and started["facts"][0]["type"] == "TurnStarted"
+        )
 
         run("Flanked", gm, campaign=campaign)
         fireball = run("Fireball", player, campaign=campaign, traze=traze["id"], goblin=goblin)["attack"]
@@ -79,6 +84,10 @@ def test_the_guide_session_plays_through() -> None:
         assert hit["attack_total"] == 14 + 10 + 2 and hit["hit"] is True  # 26 vs Reflex 25
         assert hit["damage"]["amount"] == 4 + 6 + 2 + 5
         assert fireball["facts"][0]["dice"][-1]["faces"] == [4, 6, 2]
+        ended = run("EndTurn", player, campaign=campaign, encounter=encounter["id"])["endTurn"]
+        assert [f["type"] for f in ended["facts"]] == ["TurnEnded"] and ended["pendingRolls"] == []
+        between = ended["encounter"]
+        assert between["turnOfCreatureId"] is None and between["raw"]["next_turn_of"] == "goblin"
 
         sheet = run("Sheet", player, traze=traze["id"])["character"]
         assert sheet["defenses"]["ac"]["current"] == 19

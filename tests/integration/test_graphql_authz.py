@@ -83,6 +83,7 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
             lambda t: {"encounterId": t.enc, "characterIds": [t.aria, t.brom], "method": "COIN"},
             False,
         ),
+        ("startTurn", lambda t: {"encounterId": t.enc}, False),
         ("endTurn", lambda t: {"encounterId": t.enc}, False),
         ("delayTurn", lambda t: {"encounterId": t.enc, "characterId": t.aria}, True),
         ("takeDelayedTurn", lambda t: {"encounterId": t.enc, "characterId": t.aria}, True),

@@ -34,13 +34,13 @@ ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 DEFENSES = {"ac": 16, "fort": 13, "ref": 13, "will": 12}
 
 
-def v1_state(payload: dict[str, Any]) -> bytes:
+def v1_state(payload: dict[str, Any], fact_type: str = "HealingSurgeSpent") -> bytes:
     """A FactRecorded event's stored state as the v1 code wrote it (eventsourcing's JSON transcoder)."""
     now = datetime.now(UTC).isoformat()
     return json.dumps(
         {
             "timestamp": {"_type_": "datetime_iso", "_data_": now},
-            "fact_type": "HealingSurgeSpent",
+            "fact_type": fact_type,
             "fact_version": 1,
             "payload": payload,
             "meta": {"recorded_at": now},
@@ -49,7 +49,14 @@ def v1_state(payload: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def insert_v1(store: Settings, campaign_id: UUID, version: int, payload: dict[str, Any]) -> None:
+def insert_v1(
+    store: Settings,
+    campaign_id: UUID,
+    version: int,
+    payload: dict[str, Any],
+    fact_type: str = "HealingSurgeSpent",
+) -> None:
+    """Store a fact at position ``version`` exactly as the release with v1 payloads wrote it."""
     topic = "chronicle:Campaign.FactRecorded"
     db = store.database
     if db.kind == "sqlite":
@@ -57,7 +64,7 @@ def insert_v1(store: Settings, campaign_id: UUID, version: int, payload: dict[st
             conn.execute(
                 "INSERT INTO stored_events (originator_id, originator_version, topic, state) "
                 "VALUES (?, ?, ?, ?)",
-                (campaign_id.hex, version, topic, v1_state(payload)),
+                (campaign_id.hex, version, topic, v1_state(payload, fact_type)),
             )
         return
     with psycopg.connect(
@@ -68,7 +75,7 @@ def insert_v1(store: Settings, campaign_id: UUID, version: int, payload: dict[st
                 "INSERT INTO {}.chronicle_events (originator_id, originator_version, topic, state) "
                 "VALUES (%s, %s, %s, %s)"
             ).format(sql.Identifier(db.schema)),
-            (campaign_id, version, topic, v1_state(payload)),
+            (campaign_id, version, topic, v1_state(payload, fact_type)),
         )
 
 

@@ -149,10 +149,12 @@ def test_sw_44_a_sustained_effect_lapses_after_five_minutes(make_table: Any) -> 
     rec(t, "EncounterStarted", encounter_id=ENC, participants=["a", "b"])
     rec(t, "InitiativeRolled", encounter_id=ENC, creature="a", roll=d20(20))
     rec(t, "InitiativeRolled", encounter_id=ENC, creature="b", roll=d20(5))
+    rec(t, "TurnStarted", encounter_id=ENC)  # ruling 18: each turn starts with its own fact
     eid = put(t, "b", "a", {"condition": "slowed"}, kind="sustained", action="minor")
     for _ in range(3):  # rounds 2, 3, 4: a sustains it each turn
-        rec(t, "TurnEnded", encounter_id=ENC)
-        rec(t, "TurnEnded", encounter_id=ENC)
+        for _turn in ("a", "b"):
+            rec(t, "TurnEnded", encounter_id=ENC)
+            rec(t, "TurnStarted", encounter_id=ENC)
         if eid not in {e["effect_id"] for e in t.c("b")["effects"]}:
             break
         rec(t, "EffectSustained", effect_id=eid, action="minor")

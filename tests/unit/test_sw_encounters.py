@@ -1,8 +1,11 @@
 """Issue 4: Stellar Winds encounters, one test (or more) per rule.
 
-Each test is named after the RULES.md id it checks. Turn boundaries are derived
-by the fold (C0.6): the tests record only table facts (initiative d20s,
-"the turn is over", delays, actions, effects, saves) and read the state.
+Each test is named after the RULES.md id it checks. The steps of a turn boundary are derived
+by the fold (C0.6): the tests record only table facts (initiative d20s, "the turn starts",
+"the turn is over", delays, actions, effects, saves) and read the state. Since ruling 18 a
+turn starts with its own fact: ``start`` and ``end_turn`` record ``TurnStarted`` after the
+order settles and after each ``TurnEnded`` (the moment between is tested in
+``tests/unit/test_turn_boundaries.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain import dice
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
-from domain.rulesets import get_ruleset
+from domain.rulesets import get_ruleset, summary
 from domain.rulesets.stellar_winds.facts import CATALOGUE as facts
 from tests.unit.conftest import ABILITIES, MONSTER_DEFENSES, Table
 
@@ -69,14 +72,21 @@ def creature(
 
 
 def start(t: Table, inits: dict[str, int], surprised: list[str] | None = None) -> dict[str, Any]:
-    """EncounterStarted, the surprise ruling, then one initiative d20 per creature (in dict order)."""
+    """EncounterStarted, the surprise ruling, one initiative d20 per creature (in dict order), then
+    (once the order is settled) the first TurnStarted; the last two outcomes merged."""
     rec(t, "EncounterStarted", encounter_id=ENC, name="Ambush", participants=list(inits))
     if surprised is not None:
         rec(t, "SurpriseDetermined", encounter_id=ENC, surprised=surprised)
     out: dict[str, Any] = {}
     for cid, face in inits.items():
         out = rec(t, "InitiativeRolled", encounter_id=ENC, creature=cid, roll=d20(face))
+    if "order" in out:
+        out = {**out, **start_turn(t)}
     return out
+
+
+def start_turn(t: Table) -> dict[str, Any]:
+    return rec(t, "TurnStarted", encounter_id=ENC)
 
 
 def enc(t: Table) -> dict[str, Any]:
@@ -85,7 +95,9 @@ def enc(t: Table) -> dict[str, Any]:
 
 
 def end_turn(t: Table) -> dict[str, Any]:
-    return rec(t, "TurnEnded", encounter_id=ENC)
+    """TurnEnded, then TurnStarted (two facts since ruling 18); their outcomes merged."""
+    ended = rec(t, "TurnEnded", encounter_id=ENC)
+    return {**ended, **start_turn(t)}
 
 
 def act(t: Table, cid: str, action: str, **extra: Any) -> dict[str, Any]:
@@ -170,7 +182,8 @@ def test_sw_4_equal_bonuses_need_a_recorded_tie_break_before_turns_start(t: Tabl
         method="die",
         rolls=[d20(17), d20(9)],
     )
-    assert out["order"] == ["b", "a", "c"] and out["turn_of"] == "b"
+    assert out["order"] == ["b", "a", "c"] and out["turn_of"] is None and out["next_turn_of"] == "b"
+    assert start_turn(t)["turn_of"] == "b"  # ruling 18: the first turn starts with its own fact
 
 
 def test_sw_4_tie_break_by_die_refused_when_bonuses_differ(t: Table) -> None:
@@ -186,7 +199,7 @@ def test_sw_4_tie_break_by_die_refused_when_bonuses_differ(t: Table) -> None:
 def test_sw_2_a_corrected_initiative_roll_reorders_the_encounter(t: Table) -> None:
     start(t, {"a": 5, "b": 10})
     assert enc(t)["order"] == ["b", "a"]
-    first = t.ledger.entries[-2].seq  # a's InitiativeRolled
+    first = t.ledger.entries[-3].seq  # a's InitiativeRolled (then b's, then the TurnStarted)
     t.app.amend(t.cid, first, {"roll": d20(19)}, reason="misread the die")
     assert enc(t)["order"] == ["a", "b"] and enc(t)["turn_of"] == "a"
 
@@ -386,14 +399,17 @@ def test_b_sw_23_second_wind_is_a_standard_action_in_an_encounter(make_table: An
 
 # ------------------------------------------------------ delay and ready
 def test_sw_11_delay_and_reenter_rewrite_the_initiative(t: Table) -> None:
+    """SW-11 with ruling 18: the delaying creature re-enters in the moment after a turn ended."""
     start(t, {"a": 20, "b": 15, "c": 10})
     out = rec(t, "TurnDelayed", encounter_id=ENC, creature="a")
-    assert out["turn_of"] == "b" and enc(t)["delayed"] == ["a"]
+    assert out["turn_of"] is None and out["next_turn_of"] == "b" and enc(t)["delayed"] == ["a"]
+    start_turn(t)
     end_turn(t)  # b -> c
+    refused(t, "TURN_IN_PROGRESS", "DelayedTurnTaken", encounter_id=ENC, creature="a")  # not before c's end
+    rec(t, "TurnEnded", encounter_id=ENC)
     out = rec(t, "DelayedTurnTaken", encounter_id=ENC, creature="a")
-    assert out["order"] == ["b", "c", "a"] and enc(t)["turn_of"] == "c"
-    out = end_turn(t)
-    assert out["turn_of"] == "a" and out["turns"][-1]["resumed_delayed_turn"] is True
+    assert out["order"] == ["b", "c", "a"] and enc(t)["turn_of"] == "a"
+    assert out["acts_after"] == "c" and out["turns"][-1]["resumed_delayed_turn"] is True
     act(t, "a", "standard")
     refused(t, "ALREADY_ACTED", "TurnDelayed", encounter_id=ENC, creature="a")
     out = end_turn(t)
@@ -404,6 +420,7 @@ def test_sw_11_delay_and_reenter_rewrite_the_initiative(t: Table) -> None:
 def test_sw_11_a_delayed_turn_not_taken_is_lost_when_the_count_comes_round(t: Table) -> None:
     start(t, {"a": 20, "b": 15, "c": 10})
     rec(t, "TurnDelayed", encounter_id=ENC, creature="a")
+    start_turn(t)
     end_turn(t)
     out = end_turn(t)  # c ends; round 2 reaches a's old count
     assert out["turn_of"] == "a" and out["round_now"] == 2
@@ -718,7 +735,8 @@ class Harness:
 OPS = st.lists(
     st.one_of(
         st.tuples(st.just("end"), st.just(0), st.just(0)),
-        st.tuples(st.just("end"), st.just(0), st.just(0)),
+        st.tuples(st.just("start"), st.just(0), st.just(0)),
+        st.tuples(st.just("start"), st.just(0), st.just(0)),
         st.tuples(st.just("delay"), st.just(0), st.just(0)),
         st.tuples(st.just("reenter"), st.integers(0, 3), st.just(0)),
         st.tuples(st.just("ready"), st.just(0), st.just(0)),
@@ -735,6 +753,10 @@ OPS = st.lists(
 def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn_effects_end_exactly(
     n: int, faces: list[int], ops: list[tuple[str, int, int]]
 ) -> None:
+    """Whatever the table does (turns started and ended, delays, re-entries in the moment between
+    turns, readied actions): the order stays a permutation of the participants, at most one
+    turn is in progress, every "until the start / end of X's next turn" effect ends exactly
+    when an oracle says (SW-44), and folding the facts afresh gives the same state (C0.5)."""
     h = Harness()
     who = [f"m{i}" for i in range(n)]
     for cid in who:
@@ -751,9 +773,8 @@ def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn
     h.rec("EncounterStarted", encounter_id=ENC, participants=who)
     for cid, face in zip(who, faces, strict=False):
         h.rec("InitiativeRolled", encounter_id=ENC, creature=cid, roll=d20(face))
-    # the oracle: whose turn it is, who is delaying / re-entering, and each effect's status
+    # the oracle: who is delaying, and each effect's status
     delayed: set[str] = set()
-    reentered: set[str] = set()
     live: dict[str, dict[str, Any]] = {}  # effect id -> {anchor, kind, armed}
 
     def state() -> Any:
@@ -772,15 +793,6 @@ def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn
                 else:
                     e["armed"] = True
 
-    def passes_to(nxt: str, gone: set[str]) -> None:
-        if nxt in reentered:
-            reentered.discard(nxt)  # resumed delayed turn: no new start
-            return
-        if nxt in delayed:  # lost delayed turn: it ends, then a new turn starts
-            delayed.discard(nxt)
-            turn_end(nxt, gone)
-        turn_start(nxt, gone)
-
     for op, i, j in ops:
         enc_state = state().encounters[ENC]
         current = enc_state.current
@@ -789,19 +801,29 @@ def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn
             if op == "end":
                 h.rec("TurnEnded", encounter_id=ENC)
                 turn_end(current, gone)
-                passes_to(state().encounters[ENC].current, gone)
+            elif op == "start":
+                h.rec("TurnStarted", encounter_id=ENC)
+                nxt = state().encounters[ENC].current
+                if nxt in delayed:  # lost delayed turn: it ends, then a new turn starts
+                    delayed.discard(nxt)
+                    turn_end(nxt, gone)
+                turn_start(nxt, gone)
             elif op == "delay":
-                h.rec("TurnDelayed", encounter_id=ENC, creature=current)
+                h.rec("TurnDelayed", encounter_id=ENC, creature=current or who[0])
                 delayed.add(current)
-                passes_to(state().encounters[ENC].current, gone)
             elif op == "reenter":
                 pool = sorted(delayed) or who
                 target = pool[i % len(pool)]
                 h.rec("DelayedTurnTaken", encounter_id=ENC, creature=target)
-                delayed.discard(target)
-                reentered.add(target)
+                delayed.discard(target)  # a resumed turn: no new start
             elif op == "ready":
-                h.rec("ActionReadied", encounter_id=ENC, creature=current, action="standard", trigger="t")
+                h.rec(
+                    "ActionReadied",
+                    encounter_id=ENC,
+                    creature=current or who[0],
+                    action="standard",
+                    trigger="t",
+                )
             elif op == "trigger":
                 pool = sorted(enc_state.readied) or who
                 h.rec(
@@ -825,9 +847,14 @@ def test_property_sw_2_sw_11_sw_12_sw_44_order_stays_a_permutation_and_next_turn
             del live[eid]
         enc_state = state().encounters[ENC]
         assert sorted(enc_state.order) == sorted(who)
-        assert enc_state.current in who
+        assert (enc_state.phase == "in_turn") == (enc_state.current in who)
         present = {e["effect_id"] for c in state().creatures.values() for e in c.effects}
         assert present == set(live), (op, present, set(live))
+    fresh = Ledger(get_ruleset("stellar-winds"))
+    for e in h.ledger.entries:
+        fresh.append(Entry(e.seq, e.type, e.version, e.payload, e.meta))
+    sw = get_ruleset("stellar-winds")
+    assert summary(sw, fresh.state) == summary(sw, h.ledger.state)
 
 
 def test_sw_44_overlapping_effects_condition_lasts_while_either_does(t: Table) -> None:
@@ -855,10 +882,15 @@ def test_c0_5_revoking_a_delay_orphans_the_reentry_and_keeps_the_order(t: Table)
     start(t, {"a": 20, "b": 15, "c": 10})
     rec(t, "TurnDelayed", encounter_id=ENC, creature="a")
     delay = t.position
-    end_turn(t)
+    start_turn(t)
+    b_started = t.position
+    rec(t, "TurnEnded", encounter_id=ENC)
     rec(t, "DelayedTurnTaken", encounter_id=ENC, creature="a")
     reentry = t.position
     t.app.revoke(t.cid, delay, reason="a did not delay")
-    assert str(reentry) in t.summary()["orphans"]
+    # a's turn was still in progress: b's start no longer holds, a's turn ended, and a never delayed
+    orphans = t.summary()["orphans"]
+    assert str(reentry) in orphans and str(b_started) in orphans
     view = enc(t)
-    assert view["order"] == ["a", "b", "c"] and view["turn_of"] == "b" and view["delayed"] == []
+    assert view["order"] == ["a", "b", "c"] and view["delayed"] == []
+    assert (view["turn_of"], view["next_turn_of"], view["phase"]) == (None, "b", "between_turns")

@@ -172,7 +172,10 @@ class _Script:
         return self.app.record_many(self.cid, list(items), meta=meta).positions
 
     def end_turn(self) -> int:
-        return self.fact("TurnEnded", {"encounter_id": ENCOUNTER})
+        # One fact that ends the turn and starts the next (``start_next``; a table using the API
+        # records TurnStarted on its own, RULES.md ruling 18). Kept so the demo's positions, story
+        # and golden exports stay as they were; switching to TurnStarted facts is a golden update.
+        return self.fact("TurnEnded", {"encounter_id": ENCOUNTER, "start_next": True})
 
     def act(self, creature: str, action: str, name: str) -> int:
         return self.fact(
@@ -231,7 +234,11 @@ def create_demo(app: ChronicleApplication) -> UUID:
         ("mira", 10),
         ("archer", 5),
     ):
-        s.fact("InitiativeRolled", {"encounter_id": ENCOUNTER, "creature": who, "roll": _roll("1d20", face)})
+        # start_turn: the roll that settles the order also starts the first turn
+        s.fact(
+            "InitiativeRolled",
+            {"encounter_id": ENCOUNTER, "creature": who, "roll": _roll("1d20", face), "start_turn": True},
+        )
 
     # --- surprise round: one action each; the sharpshooter is surprised ------------------------
     # an effect's id is "e" + the position of the fact that created it

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core import encounters as core_encounters
 from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
@@ -13,7 +14,6 @@ from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
 from domain.rulesets.stellar_winds.state import (
     Creature,
-    Encounter,
     SWState,
     current_level,
     initiative_bonus,
@@ -67,6 +67,7 @@ class StellarWinds:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    encounter_rules = encounters.RULES  # its hooks into the core encounter engine
 
     @property
     def fact_types(self) -> frozenset[str]:
@@ -93,7 +94,8 @@ class StellarWinds:
         return result
 
     def pending_rolls(self, state: SWState) -> list[tuple[str, dict[str, Any]]]:
-        """Facts (without their dice) the current turn owes before it can end."""
+        """Facts (without their dice) the table owes now: the turn in progress before it can end
+        (saves, a death save), or between turns before the next round can start."""
         return encounters.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
@@ -137,6 +139,7 @@ class StellarWinds:
     def campaign_view(self, state: SWState) -> dict[str, Any]:
         return {
             "clock_minutes": state.minutes,
+            "clock": core_encounters.clock(state.minutes),
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
         }
@@ -163,40 +166,24 @@ class StellarWinds:
         ]
 
 
-def encounter_view(e: Encounter, state: SWState | None = None) -> dict[str, Any]:
-    view = {
-        "id": e.id,
-        "name": e.name,
-        "state": e.state,
-        "round": e.round,
-        "surprise_round": e.surprise_round,
-        "turn_of": e.current,
-        "order": list(e.order),
-        "initiative": {k: dict(v) for k, v in e.initiative.items()},
-        "participants": list(e.participants),
-        "surprised": list(e.surprised),
-        "delayed": list(e.delayed),
-        "readied": {k: dict(v) for k, v in e.readied.items()},
-        "turn_number": e.turn_log.get("turn_no", 0),
-        "actions_this_turn": list(e.turn_log.get("actions", ())),
-        "unresolved_ties": encounters.unresolved_ties(e) if e.state == "setup" else [],
-    }
-    if state is not None:
-        # active effects on the participants, with their durations (anchor per B-X-2)
-        view["effects"] = [
-            {
-                "effect_id": x["effect_id"],
-                "target": cid,
-                "source": x.get("source"),
-                "name": x.get("name"),
-                "components": [dict(comp) for comp in x["components"]],
-                "duration": dict(x["duration"]),
-                **({"pending": True} if x.get("pending") else {}),
-            }
-            for cid in e.participants
-            if cid in state.creatures
-            for x in state.creatures[cid].effects
-        ]
+def encounter_view(e: core_encounters.Encounter, state: SWState) -> dict[str, Any]:
+    """The core encounter view (order, round, phase, whose turn, who is next, owed rolls), plus
+    the active effects on the participants with their durations (anchor per B-X-2)."""
+    view = core_encounters.view(state, e, encounters.RULES)
+    view["effects"] = [
+        {
+            "effect_id": x["effect_id"],
+            "target": cid,
+            "source": x.get("source"),
+            "name": x.get("name"),
+            "components": [dict(comp) for comp in x["components"]],
+            "duration": dict(x["duration"]),
+            **({"pending": True} if x.get("pending") else {}),
+        }
+        for cid in e.participants
+        if cid in state.creatures
+        for x in state.creatures[cid].effects
+    ]
     return view
 
 

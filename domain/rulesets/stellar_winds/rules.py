@@ -61,7 +61,8 @@ def in_turn(state: SWState, c: Creature, ctx: Any, what: str) -> None:
         return
     require(
         enc.current == c.id,
-        f"{what} only on {c.name}'s own turn (it is {enc.current}'s turn)",
+        f"{what} only on {c.name}'s own turn "
+        + (f"(it is {enc.current}'s turn)" if enc.current else "(no turn is in progress)"),
         "NOT_YOUR_TURN",
         ctx,
     )
@@ -438,11 +439,6 @@ def _restore(state: SWState, c: Creature, rest: Any, start: int) -> None:
         c.last_extended_rest_at = start
 
 
-def time_advanced(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    state.minutes += p["minutes"]
-    return {"clock": state.minutes}
-
-
 # ------------------------------------------------------ action points and XP
 def milestone(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """SW-14: +1 action point at a milestone."""
@@ -528,7 +524,6 @@ HANDLERS: dict[str, Handler] = {
     "CreatureRaised": creature_raised,
     "ShortRestTaken": _rest("short"),
     "ExtendedRestTaken": _rest("extended"),
-    "TimeAdvanced": time_advanced,
     "MilestoneReached": milestone,
     "ActionPointSpent": action_point_spent,
     "ExperienceAwarded": xp_awarded,

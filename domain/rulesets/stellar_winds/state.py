@@ -1,4 +1,5 @@
-"""Stellar Winds state: what the fold derives per creature and per encounter (RULES.md C1.1)."""
+"""Stellar Winds state: what the fold derives per creature (RULES.md C1.1); encounters are the core
+engine's (``domain.core.encounters.Encounter``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 from domain.core import state as core
 from domain.core import xp
+from domain.core.encounters import Encounter
 from domain.core.state import CreatureBase, TableState
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
@@ -166,59 +168,6 @@ def current_level(c: Creature, flags: dict[str, Any]) -> int:
 def initiative_bonus(c: Creature, flags: dict[str, Any]) -> int:
     """SW-3: half level + Dexterity modifier + misc."""
     return current_level(c, flags) // 2 + modifier(c.abilities.get("dex", 10)) + c.initiative_misc
-
-
-class Encounter:
-    """An encounter's order of play (C1.1 encounter projection)."""
-
-    __slots__ = (
-        "id",
-        "name",
-        "participants",
-        "initiative",
-        "order",
-        "round",
-        "turn_index",
-        "surprised",
-        "surprise_round",
-        "delayed",
-        "readied",
-        "state",
-        "turn_log",
-        "started_at",
-    )
-
-    id: str
-    name: str
-    participants: list[str]
-    initiative: dict[str, dict[str, Any]]
-    order: list[str]
-    round: int
-    turn_index: int
-    surprised: list[str]
-    surprise_round: bool
-    delayed: list[str]
-    readied: dict[str, dict[str, Any]]
-    state: str  # setup | running | ended
-    turn_log: dict[str, Any]
-    started_at: int
-
-    def clone(self) -> Encounter:
-        e = Encounter.__new__(Encounter)
-        for name in Encounter.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = list(value)
-            elif isinstance(value, dict):
-                value = {k: (dict(v) if isinstance(v, dict) else v) for k, v in value.items()}
-            setattr(e, name, value)
-        return e
-
-    @property
-    def current(self) -> str | None:
-        if self.state != "running" or not self.order or self.turn_index >= len(self.order):
-            return None
-        return self.order[self.turn_index]
 
 
 class SWState(TableState):

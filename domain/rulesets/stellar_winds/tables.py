@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.core import xp
+from domain.core.encounters import ActionLimit, ActionTable
 
 
 @dataclass(frozen=True)
@@ -115,23 +116,43 @@ ACTION_KINDS = ("standard", "move", "minor", "free", "immediate", "opportunity")
 # SW-8: an action may be taken instead of the ones listed (move or minor for standard; minor for move).
 SUBSTITUTIONS: dict[str, tuple[str, ...]] = {"move": ("standard",), "minor": ("standard", "move")}
 
-
-@dataclass(frozen=True)
-class ActionLimit:
-    """What a condition's ``actions`` value allows (A1.10, SW-5)."""
-
-    turn_actions: int | None  # standard/move/minor per turn (None: the SW-8 sets)
-    free: bool = True
-    triggered: bool = True  # immediate and opportunity actions
-
-
+# What a condition's ``actions`` value allows (A1.10), with the refusal it makes.
 ACTION_LIMITS: dict[str, ActionLimit] = {
     "all": ActionLimit(None),
-    "one": ActionLimit(1, triggered=False),  # dazed
-    "free_only": ActionLimit(0, triggered=False),  # surprised
-    "none": ActionLimit(0, free=False, triggered=False),  # stunned, unconscious, petrified
+    "one": ActionLimit(  # dazed
+        1, triggered=False, code="DAZED_ONE_ACTION", text="one standard, move or minor action per turn"
+    ),
+    "free_only": ActionLimit(
+        0, triggered=False, code="FREE_ACTIONS_ONLY", text="free actions only"
+    ),  # surprised
+    "none": ActionLimit(  # stunned, unconscious, petrified
+        0, free=False, triggered=False, code="CANNOT_ACT", text="no actions"
+    ),
 }
-SURPRISE_ROUND_LIMIT = ActionLimit(1)  # SW-5: an aware creature takes one action in the surprise round
+# SW-5: an aware creature takes one action in the surprise round (standard, move or minor).
+SURPRISE_ROUND_LIMIT = ActionLimit(
+    1,
+    code="SURPRISE_ROUND_ONE_ACTION",
+    text="in the surprise round a creature takes one action: standard, move or minor (SW-5)",
+)
+
+# The Stellar Winds action table the core encounter engine reads (SW-5, SW-8, SW-9, SW-12, B-SW-31).
+SW_ACTIONS = ActionTable(
+    kinds=ACTION_KINDS,
+    turn_bound=TURN_ACTIONS,
+    budgets=ACTION_SETS,
+    free=("free",),
+    substitutions=SUBSTITUTIONS,
+    once_per_round={"immediate": "IMMEDIATE_USED"},  # B-SW-31: from the start of its turn to the next
+    once_per_turn={"opportunity": "OPPORTUNITY_USED"},  # SW-9: once per other combatant's turn
+    surprise_round=SURPRISE_ROUND_LIMIT,
+    ready_cost="standard",  # SW-12
+    readied_kind="immediate",
+    budget_text=(
+        "(SW-8: standard, move and minor; a move or minor instead of the standard, "
+        "a minor instead of the move)"
+    ),
+)
 
 COMBAT_ADVANTAGE_BONUS = 2
 MARKED_PENALTY = -2  # attack that does not target the marker
