@@ -18,18 +18,19 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import effects as core_effects
+from domain.core import encounters as engine
 from domain.core.flags import docs
 from domain.core.narration import Markup
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.orcus import attacks, rules, turns
+from domain.rulesets.orcus import attacks, encounter, rules, turns
 from domain.rulesets.orcus.facts import CATALOGUE
 from domain.rulesets.orcus.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.orcus.life import dies_at
 from domain.rulesets.orcus.narrate import OrcusNarrator
 from domain.rulesets.orcus.state import Creature, OrcusState, current_level, surge_value, xp_level
 
-HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attacks.HANDLERS, **turns.HANDLERS}
+HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attacks.HANDLERS, **turns.HANDLERS, **encounter.HANDLERS}
 
 ERROR_CODES: dict[str, str] = {
     "ACTION_POINT_SPENT_THIS_ENCOUNTER": "The hero already spent an action point in this encounter (OR-7).",
@@ -38,7 +39,9 @@ ERROR_CODES: dict[str, str] = {
     ),
     "ALREADY_MAINTAINED": "The effect was already maintained this turn (OR-18).",
     "ALREADY_SAVED": "The creature already saved against this effect this turn.",
+    "CANNOT_ACT": "The creature's conditions allow no action.",
     "CREATURE_DYING": "The creature is dying.",
+    "DAZED_ONE_ACTION": "A dazed creature takes one action per turn.",
     "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",
     "NOT_CONSCIOUS": "The creature is not conscious.",
     "NOT_DYING": "The creature is not dying.",
@@ -68,6 +71,7 @@ class Orcus:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    encounter_rules = encounter.RULES  # its hooks into the core encounter engine
 
     @property
     def fact_types(self) -> frozenset[str]:
@@ -86,7 +90,7 @@ class Orcus:
         handler = HANDLERS.get(fact_type)
         if handler is None:
             raise InvalidInput(
-                f"{self.title} does not fold {fact_type} (encounters come with the core encounter engine)",
+                f"{self.title} does not fold {fact_type}",
                 field="type",
             )
         state.fact_seq, state.fact_effects = ctx.seq, 0
@@ -97,11 +101,9 @@ class Orcus:
         return OrcusNarrator(markup)
 
     def pending_rolls(self, state: OrcusState) -> list[tuple[str, dict[str, Any]]]:
-        """What the turn in progress owes before it can end (recharge rolls, saves, a death save)."""
-        enc = state.encounter
-        if enc is None or getattr(enc, "state", None) != "running" or enc.current is None:
-            return []
-        return turns.rolls_owed_at_turn_end(state, enc, enc.current)
+        """What the table owes now: the turn in progress before it can end (recharge rolls, saves,
+        a dying hero's death save)."""
+        return encounter.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
     def creature_view(self, state: OrcusState, creature_id: str) -> dict[str, Any]:
@@ -160,18 +162,12 @@ class Orcus:
         }
 
     def encounter_view(self, state: OrcusState, encounter_id: str) -> dict[str, Any]:
-        e = state.encounters[encounter_id]
-        return {
-            "id": encounter_id,
-            "name": getattr(e, "name", ""),
-            "state": getattr(e, "state", None),
-            "round": getattr(e, "round", None),
-            "participants": list(getattr(e, "participants", ())),
-        }
+        return encounter.encounter_view(state, state.encounters[encounter_id])
 
     def campaign_view(self, state: OrcusState) -> dict[str, Any]:
         return {
             "clock_minutes": state.minutes,
+            "clock": engine.clock(state.minutes),
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
         }

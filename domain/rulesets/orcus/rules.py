@@ -16,6 +16,7 @@ from typing import Any
 from domain import dice
 from domain.core import xp
 from domain.core.catalogue import check_field
+from domain.core.encounters import running_for
 from domain.core.rules import declared_modifiers, owned, require
 from domain.errors import InvalidInput, RuleViolation
 from domain.rulesets.orcus import effects, life
@@ -36,14 +37,6 @@ Handler = Any
 
 def not_dead(c: Creature, ctx: Any, field: str = "creature") -> None:
     require(c.life != "dead", f"{c.name} is dead", "CREATURE_DEAD", ctx, field)
-
-
-def running_for(state: OrcusState, cid: str) -> Any:
-    """The running encounter ``cid`` takes part in, or None."""
-    enc = state.encounter
-    if enc is None or getattr(enc, "state", None) != "running" or cid not in enc.participants:
-        return None
-    return enc
 
 
 def started_turn(enc: Any, cid: str) -> int:

@@ -30,10 +30,11 @@ from typing import Any
 
 from domain import dice
 from domain.core import effects as core
+from domain.core.encounters import running_for
 from domain.core.rules import declared_modifiers, owned, require
 from domain.errors import InvalidInput, RuleViolation
 from domain.rulesets.orcus import effects, life
-from domain.rulesets.orcus.rules import encounter_count, not_dead, running_for, started_turn
+from domain.rulesets.orcus.rules import encounter_count, not_dead, started_turn
 from domain.rulesets.orcus.state import Creature, OrcusState
 from domain.rulesets.orcus.tables import DURATIONS, SAVE_DC, TURN_TIMED
 

@@ -291,3 +291,51 @@ class Direct:
 
     def v(self, who: str) -> dict[str, Any]:
         return RULESET.creature_view(self.state, who)
+
+
+# --------------------------------------------------------------- encounters (the core engine)
+def encounter_facts(t: OrcusTable, eid: str) -> Any:
+    """Shortcuts for the core encounter facts of encounter ``eid`` on table ``t``."""
+
+    class E:
+        @staticmethod
+        def start(participants: list[str], surprised: list[str] | None = None) -> None:
+            t.record("EncounterStarted", encounter_id=eid, name=eid, participants=participants)
+            if surprised:
+                t.record("SurpriseDetermined", encounter_id=eid, surprised=surprised)
+
+        @staticmethod
+        def init(who: str, face: int, modifier: int) -> Recorded:
+            return t.record("InitiativeRolled", encounter_id=eid, creature=who, roll=d20(face, modifier))
+
+        @staticmethod
+        def group(group: str, members: list[str], face: int, modifier: int) -> Recorded:
+            return t.record(
+                "InitiativeRolled", encounter_id=eid, group=group, creatures=members, roll=d20(face, modifier)
+            )
+
+        @staticmethod
+        def order(names: list[str], by: str = "gm") -> Recorded:
+            return t.record("InitiativeOrderChosen", encounter_id=eid, creatures=names, decided_by=by)
+
+        @staticmethod
+        def turn() -> Recorded:
+            return t.record("TurnStarted", encounter_id=eid)
+
+        @staticmethod
+        def end() -> Recorded:
+            return t.record("TurnEnded", encounter_id=eid)
+
+        @staticmethod
+        def act(who: str, action: str, **more: Any) -> Recorded:
+            return t.record("ActionTaken", encounter_id=eid, creature=who, action=action, **more)
+
+        @staticmethod
+        def view() -> dict[str, Any]:
+            return RULESET.encounter_view(t.ledger.state, eid)
+
+        @staticmethod
+        def finish(outcome: str = "") -> Recorded:
+            return t.record("EncounterEnded", encounter_id=eid, outcome=outcome)
+
+    return E
