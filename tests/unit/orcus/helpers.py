@@ -22,6 +22,7 @@ import pytest
 
 from api.service.application import ChronicleApplication, Recorded
 from domain import dice
+from domain.core import encounters as engine
 from domain.errors import DomainError
 from domain.rulesets import get_ruleset
 
@@ -215,34 +216,18 @@ class Ctx:
         return self._rulings.get(ruling_id)
 
 
-class Encounter:
-    """A stand-in for the core engine's encounter (the fields the Orcus hooks read)."""
-
-    def __init__(self, participants: list[str], *, surprise_round: bool = False, eid: str = "fight") -> None:
-        self.id = eid
-        self.name = eid
-        self.participants = list(participants)
-        self.state = "running"
-        self.round = 0 if surprise_round else 1
-        self.surprise_round = surprise_round
-        self.turn_log: dict[str, Any] = {"turn_no": 0}
-        self.turn_started: dict[str, int] = {}
-        self.current: str | None = None
-
-    def clone(self) -> Encounter:
-        c = object.__new__(Encounter)
-        c.__dict__.update({k: (dict(v) if isinstance(v, dict) else v) for k, v in self.__dict__.items()})
-        c.participants = list(self.participants)
-        return c
-
-
 class Direct:
-    """A state taken from a real campaign, a stand-in encounter, and the Orcus hooks and handlers
-    called on them directly (until the core encounter engine lands)."""
+    """A state taken from a real campaign, an encounter of the core engine put straight into it,
+    and the Orcus hooks and handlers called on them directly: turn boundaries in any order a
+    test needs (the engine's own order is tested through the facts, test_table_sequences)."""
 
-    def __init__(self, table: OrcusTable, participants: list[str], *, surprise_round: bool = False) -> None:
+    def __init__(
+        self, table: OrcusTable, participants: list[str], *, surprise_round: bool = False, eid: str = "fight"
+    ) -> None:
         self.state = table.state()
-        self.enc = Encounter(participants, surprise_round=surprise_round)
+        self.enc = engine.Encounter.new(eid, eid, participants, table.position)
+        self.enc.state, self.enc.order = engine.RUNNING, list(participants)
+        self.enc.round, self.enc.surprise_round = (0, True) if surprise_round else (1, False)
         self.state.encounters[self.enc.id] = self.enc
         self.state.active_encounter = self.enc.id
         self.seq = table.position + 1
@@ -262,10 +247,10 @@ class Direct:
         if new_round:
             self.enc.round += 1
             self.enc.surprise_round = False
-        number = int(self.enc.turn_log["turn_no"]) + 1
+        number = self.enc.turn_no + 1
         self.enc.turn_log = {"turn_no": number, "creature": cid}
         self.enc.turn_started[cid] = number
-        self.enc.current = cid
+        self.enc.turn_index, self.enc.phase = self.enc.order.index(cid), engine.IN_TURN
         return turns.turn_started(self.state, self.enc, cid, self.ctx())
 
     def owed(self) -> list[tuple[str, dict[str, Any]]]:
@@ -279,13 +264,13 @@ class Direct:
         if check:
             assert self.owed() == [], self.owed()
         report = turns.turn_ended(self.state, self.enc, cid, self.ctx())
-        self.enc.current = None
+        self.enc.phase = engine.BETWEEN
         return report
 
     def end_encounter(self) -> dict[str, Any]:
         from domain.rulesets.orcus import turns
 
-        self.enc.state = "ended"
+        self.enc.state = engine.ENDED
         self.state.active_encounter = None
         return turns.encounter_ended(self.state, self.enc, self.ctx())
 

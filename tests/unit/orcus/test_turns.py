@@ -1,6 +1,7 @@
-"""Turn boundaries, tested on the hook-shaped functions the core encounter engine calls
-(RULES.md OR-6, OR-7, OR-17, OR-18, OR-19, B-OR-3, B-OR-8, B-OR-11, B-OR-13, B-OR-17, rulings
-20, 21, 23, 24): a state from a real campaign, a stand-in encounter, facts folded straight in.
+"""Turn boundaries, tested on the hooks the core encounter engine calls (RULES.md OR-6, OR-7,
+OR-17, OR-18, OR-19, B-OR-3, B-OR-8, B-OR-11, B-OR-13, B-OR-17, rulings 20, 21, 23, 24): a state
+from a real campaign, an engine encounter put into it, facts folded straight in. Whole encounters
+played through the engine's facts are in test_table_sequences.py.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from domain.core import encounters as engine
 from tests.unit.orcus.helpers import Direct, OrcusTable, d6, d20, effect_ids, refused
 
 DAZED = [{"condition": "dazed"}]
@@ -332,9 +334,7 @@ def test_b_or_3_every_second_encounter_gives_a_hero_an_action_point(t: OrcusTabl
     assert d.end_encounter()["action_point_gained"] == []
     d2 = Direct.__new__(Direct)
     d2.__dict__.update(d.__dict__)
-    from tests.unit.orcus.helpers import Encounter
-
-    d2.enc = Encounter(["mira", "ogre"], eid="second")
+    d2.enc = engine.Encounter.new("second", "second", ["mira", "ogre"], 0)
     d2.state.encounters["second"] = d2.enc
     d2.state.active_encounter = "second"
     assert d2.end_encounter()["action_point_gained"] == ["mira"]
