@@ -81,6 +81,7 @@ __all__ = [
     "dice_of",
     "maximum",
     "natural",
+    "single_face",
     "parse",
     "percentile",
     "roll",
@@ -202,20 +203,22 @@ def roll_total(roll: Roll) -> int:
     return total
 
 
-def maximum(roll: Roll) -> int:
-    """Return the highest total the roll's dice could show (a maximised roll: faces ignored).
+def maximum(roll: Roll | str, *, weapon: str | None = None) -> int:
+    """Return the highest total a roll's expression can show (a maximised critical hit).
 
-    Added dice count their sides, subtracted dice count 1 each (their lowest face), only the
-    kept dice count, and constants are added as they are. Pure and cheap, like
-    :func:`roll_total`.
+    Takes a Roll record or an expression (then ``weapon`` expands weapon dice). Every kept
+    die that adds shows its top face and every kept die that subtracts shows 1; constants
+    count as they are. The faces of a record are ignored: a maximised roll is not rolled.
     """
+    terms = parse(roll, weapon=weapon) if isinstance(roll, str) else roll["terms"]
     total = 0
-    for term in roll["terms"]:
+    for term in terms:
         if "const" in term:
             total += term["const"]
             continue
+        count = int(term["count"]) if "count" in term else len(term["faces"])
         keep = term.get("keep")
-        kept = len(term["faces"]) if keep is None else min(int(keep[1:]), len(term["faces"]))
+        kept = min(int(keep[1:]), count) if keep else count
         total += term["sides"] * kept if term["sign"] > 0 else -kept
     return total
 
@@ -282,6 +285,19 @@ def percentile(roll: Roll) -> int | None:
         return None
     term = terms[0]
     if term["sides"] != 100 or len(term["faces"]) != 1 or term.get("keep") or term["sign"] < 0:
+        return None
+    face: int = term["faces"][0]
+    return face
+
+
+def single_face(roll: Roll, sides: int) -> int | None:
+    """Return the face of a roll that is exactly one added die of ``sides`` sides and nothing
+    else (a recharge d6, ``1d6``); else None."""
+    terms = roll["terms"]
+    if len(terms) != 1 or "const" in terms[0]:
+        return None
+    term = terms[0]
+    if term["sides"] != sides or len(term["faces"]) != 1 or term["sign"] < 0 or term.get("keep"):
         return None
     face: int = term["faces"][0]
     return face

@@ -47,7 +47,10 @@ def whole(lo: int, hi: int, nullable: bool = False) -> Check:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise InvalidInput(
-                f"flag {name} must be a whole number from {lo} to {hi}; got {value!r}", field="value"
+                f"flag {name} must be a whole number from {lo} to {hi}"
+                + (" (or null)" if nullable else "")
+                + f"; got {value!r}",
+                field="value",
             )
         return value
 
@@ -73,6 +76,25 @@ def either(*checks: Check) -> Check:
                 error = err
         assert error is not None
         raise error
+
+    return check
+
+
+def names(pattern: str = "lowercase words") -> Check:
+    """A non-empty list of distinct lowercase names (e.g. the damage types a game knows)."""
+
+    def check(name: str, value: Any) -> Any:
+        if (
+            not isinstance(value, list)
+            or not value
+            or len(value) > 100
+            or not all(isinstance(v, str) and v.replace("_", "").isalpha() and v.islower() for v in value)
+            or len(set(value)) != len(value)
+        ):
+            raise InvalidInput(
+                f"flag {name} must be a list of distinct {pattern}; got {value!r}", field="value"
+            )
+        return list(value)
 
     return check
 

@@ -9,6 +9,8 @@ from domain.rulesets.d20_house import ERROR_CODES as D20_CODES
 from domain.rulesets.d20_house.flags import FLAGS as D20_FLAGS
 from domain.rulesets.hero_surge import ERROR_CODES as HS_CODES
 from domain.rulesets.hero_surge.flags import FLAGS as HS_FLAGS
+from domain.rulesets.orcus import ERROR_CODES as ORCUS_CODES
+from domain.rulesets.orcus.flags import FLAGS as ORCUS_FLAGS
 from domain.rulesets.stellar_winds.flags import FLAGS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -21,6 +23,9 @@ def _section(heading: str) -> str:
     text = (DOCS / "rules-flags.md").read_text(encoding="utf-8")
     assert heading in text
     return text.split(heading, 1)[1].split("\n# ", 1)[0]
+
+
+ORCUS_HEADING = "# Orcus flags (ruleset `orcus`)"
 
 
 def test_every_rules_flag_is_documented_with_its_default() -> None:
@@ -50,4 +55,18 @@ def test_every_hero_surge_flag_is_documented_under_its_system_with_default_refer
 def test_every_hero_surge_error_code_is_documented() -> None:
     text = (DOCS / "errors.md").read_text(encoding="utf-8")
     for code in HS_CODES:
+        assert f"| `{code}` |" in text, code
+
+
+def test_every_orcus_flag_is_documented_under_its_system_with_its_default_and_reference() -> None:
+    text = (DOCS / "rules-flags.md").read_text(encoding="utf-8")
+    assert ORCUS_HEADING in text
+    orcus = _section(ORCUS_HEADING)
+    for name, flag in ORCUS_FLAGS.items():
+        assert f"| `{name}` | `{json.dumps(flag.default)}` | {flag.ref} | {flag.doc} |" in orcus, name
+
+
+def test_every_orcus_error_code_is_documented() -> None:
+    text = (DOCS / "errors.md").read_text(encoding="utf-8")
+    for code in ORCUS_CODES:
         assert f"| `{code}` |" in text, code

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core import damage as core_damage
 from domain.errors import RuleViolation
 from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.state import Creature
@@ -27,38 +28,20 @@ def _components(c: Creature, key: str) -> list[dict[str, Any]]:
 
 
 def resistance(c: Creature, types: list[str]) -> int:
-    """The resistance that applies to damage of these types (B-SW-14, SW-28)."""
+    """The resistance that applies to damage of these types (B-SW-14, SW-28; ``core.damage``)."""
     conds = c.conditions()
-    resist_all = max(
-        [
-            c.resist.get("all", 0),
-            *(CONDITIONS[n].resist_all for n in conds if n in CONDITIONS),
-            *(r["value"] for r in _components(c, "resist") if r["type"] == "all"),
-        ]
-    )
-    if not types:
-        return int(resist_all)
-    per_type = []
-    for t in types:
-        best = max(
-            [
-                c.resist.get(t, 0),
-                resist_all,
-                *(r["value"] for r in _components(c, "resist") if r["type"] == t),
-            ]
-        )
-        per_type.append(best)
-    # lowest of the matching resistances, 0 unless every type is resisted
-    return min(per_type) if all(v > 0 for v in per_type) else 0
+    pairs = [
+        *c.resist.items(),
+        *(("all", CONDITIONS[n].resist_all) for n in conds if n in CONDITIONS),
+        *((r["type"], r["value"]) for r in _components(c, "resist")),
+    ]
+    return core_damage.resistance(core_damage.highest(pairs), types)
 
 
 def vulnerability(c: Creature, types: list[str]) -> int:
-    """The highest vulnerability among the damage's types, once (adopted ruling 15)."""
-    values = [c.vuln.get("all", 0), *(v["value"] for v in _components(c, "vuln") if v["type"] == "all")]
-    for t in types:
-        values.append(c.vuln.get(t, 0))
-        values.extend(v["value"] for v in _components(c, "vuln") if v["type"] == t)
-    return int(max(values))
+    """The highest vulnerability among the damage's types, once (adopted ruling 15; ``core.damage``)."""
+    pairs = [*c.vuln.items(), *((v["type"], v["value"]) for v in _components(c, "vuln"))]
+    return core_damage.vulnerability(core_damage.highest(pairs), types)
 
 
 def modify(

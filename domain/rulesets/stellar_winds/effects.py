@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.errors import InvalidInput, NotFound
+from domain.core import effects as core_effects
+from domain.errors import InvalidInput
 from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
 
 DURATIONS = (
@@ -184,23 +185,9 @@ def _brings(name: Any, wanted: str) -> bool:
     return False
 
 
-def find(state: Any, effect_id: str) -> tuple[Any, dict[str, Any]]:
-    """The creature carrying an effect, and the effect."""
-    for c in state.with_effects():
-        cid = c.id
-        for i, e in enumerate(c.effects):
-            if e["effect_id"] == effect_id:
-                owned = state.own(cid)  # callers change the carrier or the effect
-                return owned, owned.effects[i]
-    raise NotFound(f"no active effect {effect_id!r}", field="effect_id")
-
-
-def remove(c: Any, effect_ids: set[str]) -> list[dict[str, Any]]:
-    """Take effects off a creature (a new list: checkpoints share nothing); return the removed ones."""
-    gone = [e for e in c.effects if e["effect_id"] in effect_ids]
-    if gone:
-        c.effects = [e for e in c.effects if e["effect_id"] not in effect_ids]
-    return gone
+# The bookkeeping every ruleset shares lives in domain/core/effects.py.
+find = core_effects.find
+remove = core_effects.remove
 
 
 def defense_mods(c: Any, defense: str) -> list[dict[str, Any]]:

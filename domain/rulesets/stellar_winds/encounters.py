@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain import dice
+from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
 from domain.errors import InvalidInput, RuleViolation
@@ -247,16 +248,7 @@ def _active(e: dict[str, Any]) -> bool:
 
 def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
     """SW-47, adopted ruling 7: per type only the highest amount; each type separately; never wounding."""
-    worst: dict[str, tuple[int, str]] = {}
-    for e in c.effects:
-        if not _active(e):
-            continue
-        for comp in e["components"]:
-            og = comp.get("ongoing")
-            if og:
-                kind = og.get("type") or "untyped"
-                if og["amount"] > worst.get(kind, (-1, ""))[0]:
-                    worst[kind] = (og["amount"], e["effect_id"])
+    worst = core_effects.highest_per_type(c, "ongoing")
     out = []
     for kind in sorted(worst):
         if c.life == "dead":
@@ -284,45 +276,25 @@ def _regenerate(c: Creature) -> dict[str, Any] | None:
     return {"amount": amount, "hp_healed": healed}
 
 
+# The duration kinds timed by an anchor's turns (SW-44, B-X-2), for ``core_effects.due``.
+TIMINGS = {
+    "until_start_of_turn": core_effects.Timing(core_effects.START),
+    "until_end_of_turn": core_effects.Timing(core_effects.END),
+    "sustained": core_effects.Timing(kept_up=True),
+}
+
+
 def _due_at_end(e: dict[str, Any], cid: str, enc: Encounter) -> bool:
     """An 'until the end of <cid>'s [next] turn' effect ends now (see the module docstring)."""
-    d = e["duration"]
-    if d.get("kind") != "until_end_of_turn" or d.get("anchor") != cid:
-        return False
-    if not d.get("next", True):
-        return True
-    return core.next_turn_passed(enc, cid, d.get("applied_turn"))
+    return core_effects.due(e, cid, core_effects.END, TIMINGS, int(enc.turn_started.get(cid, 0)))
 
 
-def _start_pending(state: SWState, c: Creature) -> list[str]:
-    started = [e["effect_id"] for e in c.effects if e.get("pending")]
-    if started:
-        c = state.own(c.id)
-        c.effects = [{k: v for k, v in e.items() if k != "pending"} for e in c.effects]
-    return started
-
-
-def _anchored_to(c: Creature, cid: str) -> bool:
-    """Whether any of ``c``'s effects is timed by ``cid``'s turns (a cheap pre-check: in a long
-    campaign most creatures holding effects are not anchored to the creature whose turn it is)."""
-    for e in c.effects:
-        if e["duration"].get("anchor") == cid:
-            return True
-    return False
+_start_pending = core_effects.begin_pending
+_anchored_to = core_effects.anchored_to
 
 
 def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
-    ids = {e["effect_id"] for e in c.effects if pred(e)} if c.effects else set()
-    if ids:
-        c = state.own(c.id)
-    return (
-        [
-            {"effect_id": e["effect_id"], "target": c.id, "name": e.get("name", "effect")}
-            for e in effects.remove(c, ids)
-        ]
-        if ids
-        else []
-    )
+    return [core_effects.report(e) for e in core_effects.drop(state, c, pred)]
 
 
 # ----------------------------------------------------------- action economy

@@ -10,29 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core import xp
 from domain.core.flags import Flag, defaults, validate
 from domain.core.flags import boolean as _bool
 from domain.core.flags import choice as _choice
 from domain.core.flags import whole as _int
-from domain.errors import InvalidInput
 
-
-def _xp_table(name: str, value: Any) -> Any:
-    if value == "orcus":
-        return value
-    if (
-        isinstance(value, list)
-        and value
-        and value[0] == 0
-        and len(value) <= 30  # OR-2: levels run 1 to 30
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        and all(a < b for a, b in zip(value, value[1:], strict=False))
-    ):
-        return list(value)
-    raise InvalidInput(
-        f"flag {name} must be 'orcus' or a rising list of XP thresholds starting at 0 (level 1)",
-        field="value",
-    )
+_xp_table = xp.check_table  # A4.2 / adopted ruling 3 (domain/core/xp.py)
 
 
 FLAGS: dict[str, Flag] = {

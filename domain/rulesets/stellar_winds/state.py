@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import state as core
+from domain.core import xp
 from domain.core.encounters import Encounter
 from domain.core.state import CreatureBase, TableState
-from domain.rulesets.stellar_winds.tables import CONDITIONS, ORCUS_XP, XP_TABLES
+from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 SHEET_FIELDS = (
     "name",
@@ -148,17 +149,11 @@ def new_creature(cid: str) -> Creature:
     return core.new_creature(Creature, cid)
 
 
-def level_for_xp(xp: int, table: list[int]) -> int:
-    level = 1
-    for n, threshold in enumerate(table, start=1):
-        if xp >= threshold:
-            level = n
-    return level
+level_for_xp = xp.level_for_xp  # adopted ruling 3: one implementation (domain/core/xp.py)
 
 
 def xp_table(flags: dict[str, Any]) -> list[int]:
-    value = flags.get("xp_table", "orcus")
-    return XP_TABLES.get(value, ORCUS_XP) if isinstance(value, str) else list(value)
+    return xp.table_of(flags.get("xp_table", "orcus"))
 
 
 def current_level(c: Creature, flags: dict[str, Any]) -> int:

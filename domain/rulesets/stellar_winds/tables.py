@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.core import xp
 from domain.core.encounters import ActionLimit, ActionTable
 
 
@@ -190,40 +191,9 @@ RESTS: dict[str, Rest] = {
     ),
 }
 
-# A4.2 "Levels and Their Benefits": cumulative XP to *be* each level 1..30.
-ORCUS_XP = [
-    0,
-    1000,
-    2250,
-    3750,
-    5500,
-    7500,
-    10000,
-    13000,
-    16500,
-    20500,
-    25500,
-    31500,
-    38500,
-    46500,
-    56500,
-    68500,
-    82500,
-    98500,
-    118500,
-    142500,
-    170500,
-    202500,
-    242500,
-    290500,
-    346500,
-    410500,
-    490500,
-    586500,
-    698500,
-    826500,
-]
-XP_TABLES = {"orcus": ORCUS_XP}
+# A4.2 (adopted ruling 3): the XP table lives in the core, shared with Orcus.
+ORCUS_XP = xp.ORCUS_XP
+XP_TABLES = xp.XP_TABLES
 
 DAMAGE_TYPES = frozenset(
     {"acid", "cold", "fire", "force", "lightning", "necrotic", "poison", "psychic", "radiant", "thunder"}
