@@ -147,7 +147,7 @@ def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
     )
 
 
-@strawberry.type(description="A labelled line across a track's axis (e.g. `bloodied` at half hit points).")
+@strawberry.type(description="A labelled value on a track's axis that the game system cares about (e.g. dying at 0).")
 class TrackThreshold:
     label: str
     value: int
@@ -155,17 +155,17 @@ class TrackThreshold:
 
 @strawberry.type(
     description="One number the game system tracks for a creature, with its bounds: hit points, and the "
-    "system's own (wounds, healing surges, Stamina...). The same tracks the exports chart; a client can "
-    "draw any system's creature as bars from these without knowing the system."
+    "system's own. The same tracks the exports chart; a client can draw any system's creature as bars "
+    "from these without knowing the system."
 )
 class Track:
-    key: str = strawberry.field(description="Stable id within the system, e.g. `hp`, `wounds`.")
+    key: str = strawberry.field(description="Stable id within the system, e.g. `hp`.")
     label: str = strawberry.field(description="What to call it, e.g. `HP`.")
     value: int = strawberry.field(description="The current value.")
     ceiling: int | None = strawberry.field(description="The usual maximum (null if unbounded).")
     floor: int | None = strawberry.field(description="The lowest value it can take (null if unbounded).")
     thresholds: list[TrackThreshold] = strawberry.field(
-        description="Labelled values the system cares about (dying at 0, bloodied at half...)."
+        description="Labelled values the system cares about (e.g. dying at 0)."
     )
 
 
