@@ -10,6 +10,7 @@ and ``$CHRONICLE_ARTIFACTS``)."""
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,3 +311,33 @@ def test_a_bad_token_asks_for_one_a_good_one_shows_the_table_and_a_revoked_one_a
         assert "revoked" in reason
         stored = page.evaluate(f"localStorage.getItem('chronicle.table.' + {js(campaign_gid(t.campaign))})")
         assert stored is None  # a token that no longer works is not kept
+
+
+def test_a_connection_that_dies_without_closing_is_noticed_and_replaced(
+    table: tuple[Table, Proc, dict[str, str], int], tmp_path: Path
+) -> None:
+    """A frozen server (SIGSTOP) keeps the TCP connection open but never answers, like a Wi-Fi
+    that went away: the page's pings go unanswered, it gives the connection up and reconnects
+    once the server answers again (SIGCONT), missing nothing. The heartbeat is shortened here
+    (15 s of quiet, then 5 s to answer, on a real table)."""
+    t, proc, _env, _port = table
+    with offline_page(tmp_path) as (page, _proxy):
+        open_table(page, t, t.viewer)
+        page.evaluate("window.chronicleTable.heartbeat = {every: 300, within: 700}")
+        first = t.damage("mira", 2)
+        page.wait_for(f"{track('mira', 'hp')} === 28", "Mira's first hit", timeout=LIVE)
+        # a healthy server answers every ping: the connection stays (wait several heartbeats)
+        page.evaluate("new Promise(done => setTimeout(done, 2500))")
+        assert page.evaluate("[window.chronicleTable.abandoned, window.chronicleTable.status]") == [0, "live"]
+
+        proc.process.send_signal(signal.SIGSTOP)
+        try:
+            page.wait_for("window.chronicleTable.abandoned >= 1", "the page to give the silent connection up")
+            assert page.evaluate("window.chronicleTable.status") == "reconnecting"
+        finally:
+            proc.process.send_signal(signal.SIGCONT)
+        page.wait_for("window.chronicleTable.status === 'live'", "the page to reconnect")
+        after = t.damage("mira", 5)
+        page.wait_for(f"{track('mira', 'hp')} === 23", "a hit after the reconnection", timeout=LIVE)
+        state = page.evaluate("window.chronicleTable")
+        assert state["received"] == [first, after] and state["gaps"] == []

@@ -6,7 +6,8 @@
 // - the campaignFacts subscription over a WebSocket (graphql-transport-ws, written here by
 //   hand: connection_init with the token, subscribe, next/error/complete, ping/pong). It starts
 //   after the position the first answer showed and, after a dropped connection, resumes after
-//   the last position it received, so no fact is missed or counted twice.
+//   the last position it received, so no fact is missed or counted twice. A connection that
+//   goes quiet is pinged; one that does not answer is given up and replaced (a TV's Wi-Fi).
 //
 // The token comes once in the URL, #token=... (never sent to any server) or ?token=..., is
 // kept in this browser's localStorage for this campaign and removed from the address bar;
@@ -68,6 +69,8 @@
     retry: 0,
     stopped: false,
     generation: 0,
+    heartbeat: { every: 15000, within: 5000 }, // ms: ping after this much quiet; give up after that
+    abandoned: 0, // connections given up for lack of an answer
     renders: 0,
   };
   window.chronicleTable = state;
@@ -431,14 +434,52 @@
     var socket = new WebSocket(wsUrl, "graphql-transport-ws");
     var generation = state.generation;
     var subscribed = false;
+    var heard = Date.now(); // the last time the server said anything (or when this began)
+    var pinged = false;
+    var done = false;
     state.socket = socket;
     var send = function (message) {
       socket.send(JSON.stringify(message));
+    };
+    // A connection can die without closing (Wi-Fi gone, a frozen server, a NAT that forgot it):
+    // when the server has been quiet for a while, ping it; no answer in time, start over.
+    var watch = window.setInterval(function () {
+      var quiet = Date.now() - heard;
+      var hb = state.heartbeat;
+      if (quiet > hb.every + hb.within) lost(true);
+      else if (quiet > hb.every && !pinged && socket.readyState === 1) {
+        pinged = true;
+        send({ type: "ping" });
+      }
+    }, 100);
+    var lost = function (abandon) {
+      if (done) return;
+      done = true;
+      window.clearInterval(watch);
+      if (abandon) {
+        // do not wait for a closing handshake a dead peer will never answer
+        socket.onopen = socket.onmessage = socket.onclose = null;
+        try {
+          socket.close(4408, "no answer");
+        } catch (e) {
+          /* already closing */
+        }
+        state.abandoned += 1;
+      }
+      if (state.socket === socket) state.socket = null;
+      if (state.stopped || generation !== state.generation) return; // stopped, or replaced
+      state.reconnects += subscribed ? 1 : 0;
+      var wait = RETRY_MS[Math.min(state.retry, RETRY_MS.length - 1)];
+      state.retry += 1;
+      setStatus("reconnecting", "reconnecting");
+      window.setTimeout(connect, wait);
     };
     socket.onopen = function () {
       send({ type: "connection_init", payload: { authorization: "Bearer " + state.token } });
     };
     socket.onmessage = function (event) {
+      heard = Date.now();
+      pinged = false;
       var message = JSON.parse(event.data);
       if (message.type === "connection_ack") {
         state.retry = 0;
@@ -459,13 +500,7 @@
       }
     };
     socket.onclose = function () {
-      if (state.socket === socket) state.socket = null;
-      if (state.stopped || generation !== state.generation) return; // stopped, or replaced
-      state.reconnects += subscribed ? 1 : 0;
-      var wait = RETRY_MS[Math.min(state.retry, RETRY_MS.length - 1)];
-      state.retry += 1;
-      setStatus("reconnecting", "reconnecting");
-      window.setTimeout(connect, wait);
+      lost(false);
     };
   }
 
