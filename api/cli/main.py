@@ -238,9 +238,11 @@ def rebuild(
 def _register() -> None:
     from api.cli.campaigns import register as register_campaigns
     from api.cli.exports import register as register_exports
+    from api.cli.rulesets import rulesets_command
 
     register_campaigns(app)  # chronicle campaigns (api/cli/campaigns.py)
     register_exports(app)  # chronicle demo / export / import / token (api/cli/exports.py)
+    app.command("rulesets")(rulesets_command)  # chronicle rulesets (api/cli/rulesets.py)
 
 
 _register()

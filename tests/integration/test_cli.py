@@ -294,3 +294,24 @@ def test_the_demo_tells_a_command_that_runs_as_given(on_sqlite: str, tmp_path: P
     done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "demo.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_rulesets_lists_the_installed_game_systems_with_the_default_marked() -> None:
+    code, out, _ = chronicle("rulesets")
+    assert code == 0
+    lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith(" ")}
+    assert "default" in lines["stellar-winds"] and "GraphQL plug-in" in lines["stellar-winds"]
+    assert "d20" in lines and "default" not in lines["d20"]
+
+
+def test_rulesets_shows_one_systems_flags_and_refuses_an_unknown_one() -> None:
+    code, out, _ = chronicle("rulesets", "--ruleset", "stellar-winds")
+    assert code == 0
+    assert '    sw.crit_mode = "wounding"  [B-SW-5]' in out
+    code, _, err = chronicle("rulesets", "--ruleset", "nope")
+    assert code == 2 and "no ruleset 'nope' is installed" in err
+
+
+def test_demo_refuses_a_ruleset_without_a_demo_with_a_usage_error(on_sqlite: str) -> None:
+    code, _, err = chronicle("demo", "--ruleset", "nope")
+    assert code == 2 and "unknown ruleset 'nope'" in err
