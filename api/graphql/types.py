@@ -147,7 +147,9 @@ def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
     )
 
 
-@strawberry.type(description="A labelled value on a track's axis that the game system cares about (e.g. dying at 0).")
+@strawberry.type(
+    description="A labelled value on a track's axis that the game system cares about (e.g. dying at 0)."
+)
 class TrackThreshold:
     label: str
     value: int
