@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from api.exports import charts
 from api.exports.source import CampaignSource
 from api.exports.story import (
     Derived,
@@ -160,7 +161,7 @@ margin-right:.3rem;
 color:#fff;background:#888}.badge.orphaned{background:#c0392b}.badge.amended{background:#2471a3}
 .badge.overturned{background:#b9770e}table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.92em}
 th,td{border:1px solid #bbb;padding:.2rem .5rem}td.n{text-align:right}th{background:#eee}
-.timeline{margin:.4rem 0 1.2rem}.timeline svg{width:100%;height:auto;border:1px solid #ccc;background:#fff}
+.timeline{margin:.4rem 0 .3rem}.timeline svg{width:100%;height:auto;border:1px solid #ccc;background:#fff}
 .legend span{margin-right:1rem;font-size:.85em}.sw{display:inline-block;width:.9em;height:.9em;
 margin-right:.25em;
 vertical-align:middle}
@@ -195,94 +196,29 @@ def _html_summary(enc: EncounterDigest) -> Iterator[str]:
     yield "</table></div>\n"
 
 
-COLOURS = ("#1e8449", "#a93226", "#2e86c1", "#7d3c98", "#b9770e", "#566573")
-MARK_COLOURS = {
-    "short rest": "#27ae60",
-    "extended rest": "#1a5276",
-    "dying": "#e67e22",
-    "dead": "#000",
-    "knocked out": "#7d3c98",
-    "stabilized": "#7d3c98",
-}
-
-
 def timeline_svg(t: Timeline, d: Digest) -> str:
-    """One panel per track the ruleset charts (``Ruleset.tracks``), as a step line after every fact
-    that changed it, with its threshold lines; encounters as bands; marks (rests, dying, deaths) as
-    dashed verticals."""
-    width, left, right = 720, 44, 8
-    panel, gap = 80, 28
-    series = list(t.series.values())
-    height = 10 + len(series) * (panel + gap) + 10
-    starts = [s.points[0][0] for s in series if s.points]
-    x0 = min(starts) if starts else d.first
-    x1 = max(d.last, x0 + 1)
-    span = x1 - x0
-
-    def x(seq: int) -> float:
-        return round(left + (seq - x0) * (width - left - right) / span, 1)
-
-    labels = ", ".join(s.label for s in series)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline-svg" data-character="{_h(t.creature_id)}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{_h(labels)} of {_h(t.name)}">',
-        f"<title>{_h(t.name)}: {_h(labels)} by position</title>",
-    ]
-    for start, end, name in d.bands:
-        if end >= x0:
-            a, b = x(max(start, x0)), x(min(end, x1))
-            parts.append(
-                f'<rect x="{a}" y="6" width="{max(1.0, round(b - a, 1))}" height="{height - 26}" '
-                f'fill="#f3ead7"><title>{_h(name)}</title></rect>'
-            )
-    for i, s in enumerate(series):
-        top = 10 + i * (panel + gap) + (gap if i else 0) // 2 + 8
-        values = [v for _, v in s.points]
-        lo = min([0 if s.floor is None else s.floor, *values, *(v for _, v in s.thresholds)])
-        hi = max([1, s.ceiling or 0, *values])
-        colour = COLOURS[i % len(COLOURS)]
-
-        def y(v: int, top: int = top, lo: int = lo, hi: int = hi) -> float:
-            return round(top + panel - (v - lo) * panel / max(1, hi - lo), 1)
-
-        parts.append(f'<text x="{left}" y="{top - 4}" font-size="10" fill="{colour}">{_h(s.label)}</text>')
-        for v in sorted({hi, lo}):
-            parts.append(
-                f'<line x1="{left}" x2="{width - right}" y1="{y(v)}" y2="{y(v)}" stroke="#ccc"/>'
-                f'<text x="{left - 4}" y="{y(v) + 4}" font-size="10" text-anchor="end">{v}</text>'
-            )
-        for label, v in s.thresholds:
-            parts.append(
-                f'<line x1="{left}" x2="{width - right}" y1="{y(v)}" y2="{y(v)}" stroke="#ddd" '
-                f'stroke-dasharray="2 3"><title>{_h(label)}</title></line>'
-            )
-        if s.points:
-            path = [f"M{x(s.points[0][0])},{y(s.points[0][1])}"]
-            for seq, v in s.points[1:]:
-                path.append(f"H{x(seq)}V{y(v)}")
-            path.append(f"H{x(x1)}")
-            parts.append(
-                f'<path d="{"".join(path)}" fill="none" stroke="{colour}" stroke-width="2" '
-                f'class="track {_h(s.key)}"/>'
-            )
-    for seq, label in t.marks:
-        colour = MARK_COLOURS.get(label, "#555")
-        mark = "\\u2020 " if label == "dead" else ""
-        parts.append(
-            f'<g class="mark {_h(label.replace(" ", "-"))}"><line x1="{x(seq)}" x2="{x(seq)}" y1="6" '
-            f'y2="{height - 20}" stroke="{colour}" stroke-dasharray="3 2"/>'
-            f'<text x="{x(seq) + 2}" y="{height - 8}" font-size="10" fill="{colour}">{mark}{_h(label)} '
-            f"#{seq}</text></g>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+    """One character's tracks over the selection (``api.exports.charts.overview_svg``)."""
+    return charts.overview_svg(t, d)
 
 
 LEGEND = (
-    '<p class="legend"><span>one panel per track the game system charts</span>'
+    '<p class="legend"><span>one panel per track the game system charts; dashed lines: its '
+    "thresholds</span>"
     '<span><i class="sw" style="background:#f3ead7"></i>encounter</span>'
-    "<span>dashed lines: thresholds; dashed verticals: rests, dying, deaths</span></p>"
+    "<span>where a track changed more often than there is room to draw, a shaded band shows the "
+    "range of each stretch and the line the value it ended on</span>"
+    "<span>lanes below: encounters and marks (rests, dying, deaths...), with their counts; hover "
+    "a tick for its positions</span></p>"
 )
+
+
+def _encounter_legend(enc: EncounterDigest, d: Digest) -> str:
+    names = "".join(
+        f'<span><i class="sw" style="background:{charts.character_colour(cid, d)}"></i>'
+        f"{_h(d.tracks[cid].name)}</span>"
+        for cid in charts.encounter_characters(enc, d)
+    )
+    return f'<p class="legend">{names}<span>x axis: rounds (S: the surprise round)</span></p>'
 
 
 def html_page(
@@ -310,6 +246,9 @@ def html_page(
         yield '<h2 id="encounters">Encounters</h2>\n'
         for enc in d.encounters.values():
             yield f'<h3><a href="#enc-{_h(enc.encounter_id)}">{_h(enc.name)}</a></h3>\n'
+            chart = charts.encounter_svg(enc, d)
+            if chart:
+                yield f'<div class="timeline">{chart}</div>{_encounter_legend(enc, d)}\n'
             yield from _html_summary(enc)
     yield '<h2 id="story">The story of play</h2>\n'
     open_list = False

@@ -118,6 +118,7 @@ class EncounterDigest:
     participants: list[str] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     rows: dict[str, dict[str, int]] = field(default_factory=dict)
+    rounds_at: list[tuple[int, int]] = field(default_factory=list)  # (position, round) as each began
 
     def add(self, cid: str, column: str, amount: int) -> None:
         if amount:
@@ -198,6 +199,8 @@ def digest(ledger: Ledger, sel: Selection, progress: Callable[[int], None] | Non
             running = current is not None and (
                 state.active_encounter == current.encounter_id or entry.type == "EncounterEnded"
             )
+            if current is not None and running and outcome is not None:
+                _rounds(current, seq, outcome)
             if current is not None:
                 for cid, column, amount in narrator.tally(entry.type, payload, outcome, changes, state):
                     if running or column == "xp":
@@ -218,6 +221,21 @@ def digest(ledger: Ledger, sel: Selection, progress: Callable[[int], None] | Non
     for enc in out.encounters.values():
         out.bands.append((enc.start, enc.end if enc.end is not None else sel.last, enc.name))
     return out
+
+
+def _rounds(enc: EncounterDigest, seq: int, outcome: dict[str, Any]) -> None:
+    """Note where each round began (0 is the surprise round), from the turn-boundary report of
+    the fact's outcome (``turns`` and ``rounds`` entries carry the round they are in)."""
+    found = [
+        r["round"]
+        for key in ("rounds", "turns")
+        if isinstance(outcome.get(key), list)
+        for r in outcome[key]
+        if isinstance(r, dict) and isinstance(r.get("round"), int)
+    ]
+    for n in sorted(set(found)):
+        if not enc.rounds_at or n > enc.rounds_at[-1][1]:
+            enc.rounds_at.append((seq, n))
 
 
 def _track(out: Digest, rules: Any, seq: int, view: dict[str, Any]) -> None:

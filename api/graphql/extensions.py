@@ -238,6 +238,8 @@ LIST_SIZES = {
     "effects": 5,
     "modifiers": 5,
     "dice": 3,
+    "tracks": 3,  # the numbers a game system charts per creature (hit points and its own)
+    "thresholds": 3,  # labelled lines on one track (dying, dead...)
 }
 LIST_ESTIMATE = 10
 DEFAULT_PAGE = 50  # a connection's page without first/last (api.graphql.types.DEFAULT_PAGE)

@@ -147,6 +147,45 @@ def effect_from(raw: dict[str, Any], target: str | None = None) -> Effect:
     )
 
 
+@strawberry.type(
+    description="A labelled value on a track's axis that the game system cares about (e.g. dying at 0)."
+)
+class TrackThreshold:
+    label: str
+    value: int
+
+
+@strawberry.type(
+    description="One number the game system tracks for a creature, with its bounds: hit points, and the "
+    "system's own. The same tracks the exports chart; a client can draw any system's creature as bars "
+    "from these without knowing the system."
+)
+class Track:
+    key: str = strawberry.field(description="Stable id within the system, e.g. `hp`.")
+    label: str = strawberry.field(description="What to call it, e.g. `HP`.")
+    value: int = strawberry.field(description="The current value.")
+    ceiling: int | None = strawberry.field(description="The usual maximum (null if unbounded).")
+    floor: int | None = strawberry.field(description="The lowest value it can take (null if unbounded).")
+    thresholds: list[TrackThreshold] = strawberry.field(
+        description="Labelled values the system cares about (e.g. dying at 0)."
+    )
+
+
+def tracks_of(ruleset_id: str, view: dict[str, Any]) -> list[Track]:
+    """The ruleset's tracks (``Ruleset.tracks``) of one creature view, as GraphQL values."""
+    return [
+        Track(
+            key=t.key,
+            label=t.label,
+            value=int(t.value),
+            ceiling=t.ceiling,
+            floor=t.floor,
+            thresholds=[TrackThreshold(label=label, value=int(v)) for label, v in t.thresholds],
+        )
+        for t in rulesets.get_ruleset(ruleset_id).tracks(view)
+    ]
+
+
 # ------------------------------------------------------------------ Character
 @strawberry.interface(
     description="A creature of a campaign (player character, monster or NPC) at one position, in any "
@@ -188,6 +227,13 @@ class Character(Node):
         return HitPoints(
             current=int(hp["current"]), max=int(hp["max"]), temporary=int(hp.get("temporary") or 0)
         )
+
+    @strawberry.field(
+        description="The numbers the game system tracks for it (its hit points among them, where it has "
+        "them), in the system's drawing order, with bounds and thresholds."
+    )
+    def tracks(self) -> list[Track]:
+        return tracks_of(self.ruleset_, self.view_)
 
     @strawberry.field
     def conditions(self) -> list[str]:

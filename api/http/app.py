@@ -11,6 +11,9 @@ Routes:
   common clients);
 - ``/static/graphiql/``: GraphiQL's assets, served here so the page works offline
   (``api.http.graphiql``);
+- ``/campaigns/{campaign}/export.{md,jsonl,html}``: streamed exports (``api.http.exports``);
+- ``/campaigns/{campaign}/table``: the live table page, its assets under ``/static/table/``
+  (``api.http.table``);
 - ``/healthz``: liveness, never touches the store: 200 ``{"status": "ok"}``;
 - ``/readyz``: readiness: the store answers a cheap query and, where read models exist
   (SQLite, PostgreSQL), they are at most ``CHRONICLE_READY_MAX_LAG`` facts behind the store
@@ -42,7 +45,7 @@ from strawberry.fastapi import GraphQLRouter
 
 from api.graphql.router import BodySizeLimit, graphql_router
 from api.graphql.served import server_version
-from api.http import graphiql
+from api.http import graphiql, table
 from api.http.exports import router as exports_router
 from api.service import observability, views
 from api.service.application import ChronicleApplication
@@ -94,6 +97,9 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     # Streamed downloads of the campaign log (api/exports): same bearer tokens as GraphQL.
     app.state.access = AccessControl(chronicle)
     app.include_router(exports_router)
+    # The live table page for a TV or a phone (api/http/table.py): a shell and its script, which
+    # reads everything through the GraphQL API with the page's token.
+    table.mount(app)
 
     @app.exception_handler(PersistenceError)
     async def store_error(request: Request, exc: PersistenceError) -> JSONResponse:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -26,6 +27,18 @@ from websockets.sync.client import ClientConnection, connect
 from tests.conftest import in_ci
 
 CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = "CHRONICLE_ARTIFACTS"
+
+
+def keep_artifact(path: Path) -> Path | None:
+    """Copy a test's artefact (a screenshot) to ``$CHRONICLE_ARTIFACTS`` when it is set (CI
+    uploads that directory); it stays under the test's tmp dir either way."""
+    target = os.environ.get(ARTIFACTS)
+    if not target:
+        return None
+    folder = Path(target)
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(path, folder / path.name))
 
 
 def require_chromium() -> Path:

@@ -1,6 +1,6 @@
 """GraphiQL works without the internet: a real ``chronicle serve``, headless Chromium that can
 reach 127.0.0.1 only; a query and a subscription run in the page, and the page asks nothing of
-any other host. A screenshot is kept under the test's tmp dir as an artefact."""
+any other host. Screenshots are kept under the test's tmp dir (and $CHRONICLE_ARTIFACTS) as artefacts."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from api.cli.process import clean_env, served
-from tests.e2e.browser import Page, offline_page, require_chromium
+from tests.e2e.browser import Page, keep_artifact, offline_page, require_chromium
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -105,6 +105,7 @@ def test_a_query_runs_in_graphiql_offline(server: str, tmp_path: Path) -> None:
         assert f"{server}/static/graphiql/vendor/graphiql.min.js" in page.requests
         assert_only_this_server(page, server)
         page.screenshot(tmp_path / "graphiql-query.png")
+        keep_artifact(tmp_path / "graphiql-query.png")
 
 
 def test_a_subscription_runs_in_graphiql_offline_and_goes_live(server: str, tmp_path: Path) -> None:
@@ -125,3 +126,4 @@ def test_a_subscription_runs_in_graphiql_offline_and_goes_live(server: str, tmp_
         assert ws in page.requests, "the subscription went over a WebSocket to this server"
         assert_only_this_server(page, server)
         page.screenshot(tmp_path / "graphiql-subscription.png")
+        keep_artifact(tmp_path / "graphiql-subscription.png")

@@ -20,7 +20,7 @@ from tests.graphql_helpers import GQL
 REPO = Path(__file__).resolve().parents[2]
 
 
-D20_SECTION = "## 9. Another game system: the d20 house rules"
+D20_SECTION = "## 10. Another game system: the d20 house rules"
 
 
 def operations(section: str | None = None) -> dict[str, str]:
@@ -102,6 +102,8 @@ def test_the_guide_session_plays_through() -> None:
 
         sheet = run("Sheet", player, traze=traze["id"])["character"]
         assert sheet["defenses"]["ac"]["current"] == 19
+        assert [t["key"] for t in sheet["tracks"]] == ["hp", "wounds", "surges"]
+        assert sheet["tracks"][0]["thresholds"] == [{"label": "bloodied", "value": 24}]
         log = run("Log", player, campaign=campaign)["campaign"]
         assert [e["node"]["type"] for e in log["history"]["edges"]] == ["AttackMade"]
         at = fireball["facts"][0]["position"]
@@ -125,6 +127,9 @@ def test_the_guide_session_plays_through() -> None:
         believed = {c["name"]: c["hitPoints"]["current"] for c in then["believed"]["characters"]}
         assert believed["Goblin"] == 30 - 17  # what the table saw before the ruling was overturned
         run("Undo", gm, campaign=campaign, position=at)
+        tv = run("TvToken", gm, campaign=campaign, key=str(uuid.uuid4()))["issueAccessToken"]["token"]
+        mine = g.ok("query($c: ID!) { campaign(id: $c) { viewer { role } } }", {"c": campaign}, tv)
+        assert mine["campaign"]["viewer"]["role"] == "VIEWER"
         assert run("Sheet", gm, traze=goblin)["character"]["hitPoints"]["current"] == 30
         # Every query and mutation the guide shows was played (its subscription has its own e2e
         # tests over a real WebSocket: tests/e2e/test_graphql.py; the d20 section is played below).

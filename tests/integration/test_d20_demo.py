@@ -79,7 +79,7 @@ def test_the_demos_story_and_charts(memory_app: ChronicleApplication) -> None:
     for who in ("kara", "tam"):
         chart = re.search(rf'<svg[^>]*data-character="{who}".*?</svg>', html, re.S)
         assert chart is not None
-        assert all(f"<title>{t}</title>" in chart.group(0) for t in ("disabled", "dying", "dead"))
+        assert all(f"<title>{t} at " in chart.group(0) for t in ("disabled", "dying", "dead"))
     tam = re.search(r'<svg[^>]*data-character="tam".*?</svg>', html, re.S)
     assert tam is not None and 'class="mark dying"' in tam.group(0)
 

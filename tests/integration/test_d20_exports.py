@@ -68,7 +68,7 @@ def test_markdown_and_html_tell_a_d20_campaign_and_chart_hp_against_its_threshol
     assert svg is not None
     chart = svg.group(0)
     for line in ("disabled", "dying", "dead"):
-        assert f"<title>{line}</title>" in chart
+        assert f"<title>{line} at " in chart
     assert 'class="track hp"' in chart and 'class="track stamina"' in chart
     assert 'data-character="gnoll"' not in html  # monsters are not charted
     # the corrected story: no blow, so Kara never fell below 1 HP and no dying mark

@@ -178,3 +178,17 @@ def test_every_container_healthcheck_is_liveness_on_healthz_never_readiness() ->
         assert "/healthz" in check and "/readyz" not in check, check
     ops = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
     assert "Why not `/readyz` for the container's health" in " ".join(ops.split())  # says why
+
+
+def test_the_wheel_carries_every_file_the_server_serves_itself() -> None:
+    """The image installs a wheel (deploy/Dockerfile), not a checkout: every file under
+    api/http/static (GraphiQL's vendored build, the table page) must match the package data
+    pyproject.toml declares, or the container serves 404s where a checkout works."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["api.http"]
+    package = REPO / "api" / "http"
+    declared = {p for pattern in patterns for p in package.glob(pattern) if p.is_file()}
+    served = {p for p in (package / "static").rglob("*") if p.is_file()}
+    assert served and served <= declared, sorted(str(p.relative_to(package)) for p in served - declared)
