@@ -23,6 +23,7 @@ import platform
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -194,69 +195,78 @@ def main(argv: list[str] | None = None) -> int:
         f"{info['nproc']} cores, {info['memory']}, Python {info['python']}, PostgreSQL {info['postgresql']}; "
         f"cells: {', '.join(f'{s} {size_label(n)}' for s, n in plan.cells)}"
     )
-    figures: list[Figure] = []
+    figures: dict[str, list[Figure]] = {}  # per store, in the order measured
     failures: dict[str, str] = {}
     seconds: dict[str, float] = {}
+    stores = list(dict.fromkeys(s for s, _ in plan.cells))
+    needs_server = not only or bool(only & SERVER_IDS)
+    needs_baseline = not only or bool(only & {"QRY", "MUT"})
 
-    def attempt(key: str, fn: Callable[..., list[Figure]], *args: Any) -> None:
+    def attempt(out: list[Figure], key: str, fn: Callable[..., list[Figure]], *args: Any) -> None:
         try:
-            figures.extend(fn(*args))
+            out.extend(fn(*args))
         except Exception as exc:  # one broken family must not hide the others
             failures[key] = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()
 
-    stores = list(dict.fromkeys(s for s, _ in plan.cells))
-    baselines: dict[str, requests.Baseline] = {}
-    needs_server = not only or bool(only & SERVER_IDS)
-    needs_baseline = not only or bool(only & {"QRY", "MUT"})
-    for kind in stores:
-        if not needs_baseline:
-            break
-        t0 = time.perf_counter()
-        log(f"{kind} {size_label(plan.baseline)} (per-request baseline)")
-        baseline = baselines[kind] = requests.Baseline(size=plan.baseline)
-        try:
-            with loaded(ctx, kind, plan.baseline) as store:
-                baseline.size = store.facts
-                requests.run(ctx, open_cell(ctx, store, plan.baseline), baseline, record=True)
-        except Exception as exc:
-            failures[f"{kind} baseline"] = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
-        seconds[f"{kind} baseline {size_label(plan.baseline)}"] = round(time.perf_counter() - t0, 1)
+    def run_store(kind: str) -> None:
+        """The store's 1k baseline, then its cells, smallest first."""
+        out = figures.setdefault(kind, [])
+        baseline = requests.Baseline(size=plan.baseline)
+        if needs_baseline:
+            t0 = time.perf_counter()
+            log(f"{kind} {size_label(plan.baseline)} (per-request baseline)")
+            try:
+                with loaded(ctx, kind, plan.baseline) as store:
+                    baseline.size = store.facts
+                    requests.run(ctx, open_cell(ctx, store, plan.baseline), baseline, record=True)
+            except Exception as exc:
+                failures[f"{kind} baseline"] = f"{type(exc).__name__}: {exc}"
+                traceback.print_exc()
+            seconds[f"{kind} baseline {size_label(plan.baseline)}"] = round(time.perf_counter() - t0, 1)
+        for size in (n for k, n in plan.cells if k == kind):
+            key = f"{kind} {size_label(size)}"
+            t0 = time.perf_counter()
+            log(key)
+            try:
+                with loaded(ctx, kind, size) as store:
+                    cell = open_cell(ctx, store, size)
+                    if ctx.wants("P2"):
+                        attempt(out, f"{key} P2", fold.run, ctx, cell)
+                    attempt(out, f"{key} P5", readmodels.run, ctx, cell)
+                    attempt(out, f"{key} P6", exports.run, ctx, cell)
+                    if needs_server:
+                        attempt(out, f"{key} server", requests.run, ctx, cell, baseline)
+            except Exception as exc:
+                failures[key] = f"{type(exc).__name__}: {exc}"
+                traceback.print_exc()
+            seconds[key] = round(time.perf_counter() - t0, 1)
+            log(f"{key} done in {seconds[key]:.0f} s")
 
-    for kind, size in plan.cells:
-        if only == {"SUB"}:
-            break
-        key = f"{kind} {size_label(size)}"
-        t0 = time.perf_counter()
-        log(f"{key}")
-        try:
-            with loaded(ctx, kind, size) as store:
-                cell = open_cell(ctx, store, size)
-                if ctx.wants("P2"):
-                    attempt(f"{key} P2", fold.run, ctx, cell)
-                attempt(f"{key} P5", readmodels.run, ctx, cell)
-                attempt(f"{key} P6", exports.run, ctx, cell)
-                if needs_server:
-                    b = baselines.get(kind, requests.Baseline(size=plan.baseline))
-                    attempt(f"{key} server", requests.run, ctx, cell, b)
-        except Exception as exc:
-            failures[key] = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
-        seconds[key] = round(time.perf_counter() - t0, 1)
-        log(f"{key} done in {seconds[key]:.0f} s")
+    if only != {"SUB"}:
+        if ctx.smoke:
+            # smoke figures mean nothing, so the stores run side by side (process start-up dominates)
+            threads = [threading.Thread(target=run_store, args=(k,), name=f"bench-{k}") for k in stores]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        else:
+            for kind in stores:  # measured one at a time: nothing else of ours on the two cores
+                run_store(kind)
 
     if ctx.wants("SUB") and "postgresql" in stores:
         t0 = time.perf_counter()
-        attempt("SUB", subscriptions.run, ctx)
+        attempt(figures.setdefault("postgresql", []), "SUB", subscriptions.run, ctx)
         seconds["SUB"] = round(time.perf_counter() - t0, 1)
 
-    print(table(figures))
+    every = [f for kind in stores for f in figures.get(kind, [])]
+    print(table(every))
     for key, why in failures.items():
         print(f"{key} FAILED: {why}")
     total = round(time.perf_counter() - began_all, 1)
-    missed = [f for f in figures if f.passed is False]
-    print(f"{len(figures)} figures, {len(missed)} MISS, {len(failures)} failed, in {total:.0f} s")
+    missed = [f for f in every if f.passed is False]
+    print(f"{len(every)} figures, {len(missed)} MISS, {len(failures)} failed, in {total:.0f} s")
     result = {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "mode": "smoke" if ctx.smoke else "full",
@@ -269,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "campaigns": {
             size_label(n): campaigns.stats(campaigns.cache_path(n, ctx.seed, ctx.cache_dir)) for n in sizes
         },
-        "figures": [f.as_json() for f in figures],
+        "figures": [f.as_json() for f in every],
         "failures": failures,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -85,7 +85,7 @@ class Figure:
     def verdict(self) -> str:
         if self.budget is not None:
             return f"MISS (> budget {self.budget})"
-        return "-" if self.passed is None else ("pass" if self.passed else "MISS")
+        return "-" if self.passed is None else ("PASS" if self.passed else "MISS")
 
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -217,9 +217,13 @@ class Session:
         except OverBudget as exc:
             self.ctx.log(f"  [{self.cell.label}] {phase}: over budget ({exc.what})")
             on_over(exc)
-            self.notes.append(f"{phase} over budget ({exc.what}): server restarted")
-            self.server.restart()
-            self.first_answer()
+            self.restart(f"{phase} over budget ({exc.what})")
+
+    def restart(self, why: str) -> None:
+        """A fresh server (the old one may still be busy with the request that ran out), loaded."""
+        self.notes.append(f"{why}: server restarted")
+        self.server.restart()
+        self.first_answer()
 
     def close(self) -> None:
         self.server.stop()
@@ -242,9 +246,14 @@ def cold(s: Session, floors: Floors | None) -> None:
 def queries(s: Session, baseline: Baseline, record: bool) -> None:
     for kind, label in QUERIES:
         s.ctx.log(f"  [{s.cell.label}] queries: {label}")
-        sample = s.clients(
-            1, s.ctx.plan.queries, lambda k, rng, kind=kind: gq.query(s.table, kind, rng, s.cell.facts), 1
-        )
+        try:
+            sample = s.clients(
+                1, s.ctx.plan.queries, lambda k, rng, kind=kind: gq.query(s.table, kind, rng, s.cell.facts), 1
+            )
+        except OverBudget as exc:
+            s.over("QRY", f"query: {label}, one request (s)", "s", None, "", exc, None)
+            s.restart(f"QRY {kind} over budget ({exc.what})")
+            continue
         p50, p99 = percentile(sample.latencies, 50), percentile(sample.latencies, 99)
         if record:
             baseline.p50[kind], baseline.p99[kind] = p50, p99
@@ -289,9 +298,7 @@ def mutations(s: Session, baseline: Baseline, record: bool) -> None:
             sample = s.clients(k, total, lambda j, rng: gq.mutation(s.table, j, rng), s.ctx.seed + k)
         except OverBudget as exc:
             s.over("MUT", f"mutations, {who}: one request (s)", "s", None, "", exc, ">= 0.5")
-            s.notes.append(f"MUT {who} over budget ({exc.what}): server restarted")
-            s.server.restart()
-            s.first_answer()
+            s.restart(f"MUT {who} over budget ({exc.what})")
             continue
         p50, p99 = percentile(sample.latencies, 50), percentile(sample.latencies, 99)
         if record:

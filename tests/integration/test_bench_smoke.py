@@ -84,7 +84,7 @@ def test_smoke_mode_reports_every_figure_on_both_stores_against_a_floor(
         elif f["goal"] is None:
             assert f["passed"] is None and f["verdict"] == "-", f
         else:
-            assert f["verdict"] == ("pass" if f["passed"] else "MISS"), f
+            assert f["verdict"] == ("PASS" if f["passed"] else "MISS"), f
     goals = {f["id"] for f in figures if f["goal"] is not None}
     assert PER_CELL - {"MEM"} <= goals
     for fid in IDS:  # the printed table names every figure
