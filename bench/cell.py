@@ -70,7 +70,8 @@ class Cell:
                 out = work(
                     "fold",
                     {"url": self.store.url, "campaign_id": self.store.campaign_id, "repeat": repeat},
-                    seconds=ctx.budgets.process_s * repeat,
+                    # a floor, and P2 itself: budget it by size (1 ms a fact) on top of the process budget
+                    seconds=(ctx.budgets.process_s + self.size / 1000) * repeat,
                     memory_mb=ctx.budgets.memory_mb,
                     label=self.label,
                     inprocess=ctx.smoke,

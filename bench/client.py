@@ -238,6 +238,10 @@ class Sample:
     latencies: list[float]
     planned: int
     capped: bool  # the phase's deadline stopped it before ``planned`` requests
+    by_kind: dict[str, list[float]] = field(default_factory=dict)  # operation name -> latencies
+
+    def kind_p50_ms(self) -> dict[str, float]:
+        return {k: round(sorted(v)[len(v) // 2] * 1e3, 2) for k, v in self.by_kind.items() if v}
 
 
 def clients(
@@ -261,8 +265,11 @@ def clients(
     lock = threading.Lock()
     done = [0]
 
+    by_kind: dict[str, list[float]] = {}
+
     def worker(w: int, count: int) -> None:
         mine: list[float] = []
+        kinds: list[str] = []
         rng = random.Random(seed * 1000 + w)
         try:
             with httpx.Client(base_url=url, timeout=timeout) as client:
@@ -271,8 +278,10 @@ def clients(
                 for k in range(count):
                     if time.monotonic() > deadline:
                         break
-                    took, data = gql(client, *request(w + k * n_clients, rng), token)
+                    query, variables = request(w + k * n_clients, rng)
+                    took, data = gql(client, query, variables, token)
                     mine.append(took)
+                    kinds.append(operation(query))
                     if on_data is not None:
                         on_data(data)
         except threading.BrokenBarrierError:
@@ -282,6 +291,8 @@ def clients(
             barrier.abort()
         with lock:
             latencies.extend(mine)
+            for kind, took in zip(kinds, mine, strict=True):
+                by_kind.setdefault(kind, []).append(took)
             done[0] += len(mine)
 
     threads = [threading.Thread(target=worker, args=(w, c), daemon=True) for w, c in enumerate(per)]
@@ -300,4 +311,10 @@ def clients(
             raise exc
     if errors:
         raise RequestFailed(f"a client failed: {errors[0]!r}")
-    return Sample(wall, latencies, total, done[0] < total)
+    return Sample(wall, latencies, total, done[0] < total, by_kind)
+
+
+def operation(query: str) -> str:
+    """The first field a document selects (``attack``, ``character``...), to group latencies."""
+    body = query[query.index("{") + 1 :].strip()
+    return body.split("(")[0].split("{")[0].split()[0]

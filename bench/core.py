@@ -103,8 +103,8 @@ def finite(x: Any) -> float | None:
 class Budgets:
     """Per-measurement limits: one request (a mutation, a query, a revoke); one phase of
     requests (each client count, each query kind: it stops sending when this runs out); a
-    process (rebuild, import, export; the fold gets this per sample, the live worker this plus
-    twice a full fold, since it must load the campaign first); the memory of any process the
+    process (rebuild, import, export; the fold floor this plus 1 ms a fact per sample, the live
+    worker this plus 1.5 full folds, since it must load the campaign first); the memory of any process the
     bench starts (watched from outside, killed past it). Budgets are set well above what the
     goals allow, so running out of one is a MISS whatever the figure would have been."""
 

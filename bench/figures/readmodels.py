@@ -114,7 +114,7 @@ def raw_rows(ctx: Context, cell: Cell) -> float | None:
             out = work(
                 "rows",
                 {"kind": cell.store.kind, "url": rows_store.url, "path": str(cell.path)},
-                seconds=ctx.budgets.process_s,
+                seconds=3 * ctx.budgets.process_s,  # a floor: generous
                 memory_mb=ctx.budgets.memory_mb,
                 label=cell.label,
                 inprocess=ctx.smoke,
@@ -131,7 +131,7 @@ def follow(ctx: Context, cell: Cell, decode_rate: float | None) -> list[Figure]:
     start_at = head - n - 1
     set_tracking(store.settings, start_at)
     floors = cell.floors()
-    budget = ctx.budgets.process_s + (2 * floors.full_s if floors else 0)  # it loads the campaign first
+    budget = ctx.budgets.process_s + (1.5 * floors.full_s if floors else 0)  # it loads the campaign first
     ctx.log(f"  [{cell.label}] chronicle worker --batch-size 1: the last {n} facts (budget {budget:.0f} s)")
     views = TrackingProbe(store.settings)
     proc = start("worker", ["worker", "--batch-size", "1"], chronicle_env(store.url), logdir())

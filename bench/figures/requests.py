@@ -308,7 +308,12 @@ def mutations(s: Session, baseline: Baseline, record: bool) -> None:
         floor_lat = [x for _, lat in floors for x in lat]
         rate = len(sample.latencies) / sample.wall if sample.wall else float("nan")
         n = len(sample.latencies)
-        detail = {"requests": n, "capped": sample.capped, "clients": k}
+        detail = {
+            "requests": n,
+            "capped": sample.capped,
+            "clients": k,
+            "p50_ms_by_kind": sample.kind_p50_ms(),
+        }
         s.add(
             "MUT",
             f"mutations/s, {who} (attack/damage/heal/endTurn)",
