@@ -235,16 +235,14 @@ def work(
     last JSON line it printed, if any) is in ``partial``. ``inprocess`` (the smoke mode, where
     process start-up would dominate): call the task here, no budget.
     """
-    import io
     import json
 
     if inprocess:
         from bench import work as tasks
 
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
-            tasks.TASKS[task](**args)
-        answer: dict[str, Any] = json.loads(buffer.getvalue().strip().splitlines()[-1])
+        answers: list[dict[str, Any]] = []
+        tasks.TASKS[task](answers.append, **args)
+        answer = dict(answers[-1])
         answer["peak_mb"] = None  # not measured in process
         return answer
     proc = subprocess.Popen(

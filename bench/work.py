@@ -21,17 +21,20 @@ import gc
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+Emit = Callable[[dict[str, Any]], None]
 
-def emit(obj: dict[str, Any]) -> None:
+
+def emit_json(obj: dict[str, Any]) -> None:
     print(json.dumps(obj), flush=True)
 
 
 # ---------------------------------------------------------------------------- load
-def load(url: str, path: str) -> None:
+def load(emit: Emit, url: str, path: str) -> None:
     from api.service.auth import AccessControl
     from api.service.settings import Settings
     from api.service.store import open_application
@@ -54,7 +57,7 @@ def load(url: str, path: str) -> None:
 
 
 # ---------------------------------------------------------------------------- fold
-def fold(url: str, campaign_id: str, repeat: int) -> None:
+def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     from api.service.settings import Settings
     from api.service.store import open_application
 
@@ -97,7 +100,7 @@ def fold(url: str, campaign_id: str, repeat: int) -> None:
 
 
 # ---------------------------------------------------------------------------- rows
-def rows(kind: str, url: str, path: str, batch: int = 500, sample: int = 5_000) -> None:
+def rows(emit: Emit, kind: str, url: str, path: str, batch: int = 500, sample: int = 5_000) -> None:
     """Write the read models' rows for every fact of the campaign with plain executemany."""
     from api.service.settings import Settings
     from bench import campaigns
@@ -115,7 +118,7 @@ TASKS = {"load": load, "fold": fold, "rows": rows}
 
 def main(argv: list[str]) -> int:
     task, raw = argv[0], argv[1] if len(argv) > 1 else "{}"
-    TASKS[task](**json.loads(raw))
+    TASKS[task](emit_json, **json.loads(raw))
     return 0
 
 
