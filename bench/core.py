@@ -101,16 +101,17 @@ def finite(x: Any) -> float | None:
 
 @dataclass
 class Budgets:
-    """Per-measurement limits: one request (a mutation, a query, a revoke); one phase of
+    """Per-measurement limits: one request (a mutation, a query, a revoke; a fresh server's
+    first answer gets three full folds if that is longer); one phase of
     requests (each client count, each query kind: it stops sending when this runs out); a
     process (rebuild, import, export; the fold floor this plus 1 ms a fact per sample, the live
     worker this plus 1.5 full folds, since it must load the campaign first); the memory of any process the
     bench starts (watched from outside, killed past it). Budgets are set well above what the
     goals allow, so running out of one is a MISS whatever the figure would have been."""
 
-    request_s: float = 90.0
-    phase_s: float = 40.0
-    process_s: float = 75.0
+    request_s: float = 60.0
+    phase_s: float = 25.0
+    process_s: float = 60.0
     memory_mb: int = 6144
 
     @classmethod

@@ -165,9 +165,9 @@ class Session:
     def deadline(self) -> float:
         return time.monotonic() + self.ctx.budgets.phase_s
 
-    def call(self, query: str, variables: dict[str, Any]) -> tuple[float, Any]:
+    def call(self, query: str, variables: dict[str, Any], timeout: float | None = None) -> tuple[float, Any]:
         try:
-            with self.server.client(self.timeout) as c:
+            with self.server.client(timeout or self.timeout) as c:
                 took, data = gq.gql(c, query, variables, self.table.token)
         except httpx.TransportError:
             if self.server.killed() == "memory":
@@ -207,7 +207,11 @@ class Session:
             raise
 
     def first_answer(self) -> float:
-        took, _ = self.call(gq.CHARACTER_HP, {"id": self.table.character("traze")})
+        """A fresh server's first answer: it loads and folds the whole campaign first, so its
+        budget is the request budget or three full folds, whichever is longer."""
+        floors = self.cell._floors
+        timeout = max(self.timeout, 3 * floors.full_s) if floors else self.timeout
+        took, _ = self.call(gq.CHARACTER_HP, {"id": self.table.character("traze")}, timeout)
         return took
 
     def guarded(self, phase: str, body: Callable[[], None], on_over: Callable[[OverBudget], None]) -> None:
