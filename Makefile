@@ -13,6 +13,7 @@ PG_USER ?= postgres
 PG_TEST_DB ?= chronicle_test
 TEST_DATABASE_URL ?= postgresql://$(PG_USER)@$(PG_HOST):$(PG_PORT)/$(PG_TEST_DB)
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.chronicle-run.stamp
@@ -30,7 +31,7 @@ help:
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
 	@echo "make faults the heavy fault loads (tests/faults, marker faults); restarts the local PostgreSQL"
 	@echo "make lint   ruff on domain projections api tests scripts; mypy on domain"
-	@echo "make bench  run the benchmarks in bench/"
+	@echo "make bench  run the benchmarks in bench/ (BENCH_ARGS=\"--size 10k --store postgres\"; see bench/README.md)"
 	@echo "make schema write the GraphQL schema to schema.graphql"
 
 $(BIN)/python:
@@ -142,12 +143,13 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check domain projections api tests scripts
 	$(BIN)/mypy domain
 
+# The benchmarks (bench/README.md): PostgreSQL as for the tests, started if needed.
 bench: $(DEV_STAMP)
-	@if [ -f bench/__main__.py ]; then
-	  $(BIN)/python -m bench
-	else
-	  echo "Benchmarks are not written yet (bench/__main__.py is missing)."
+	@if [ -z "$${CHRONICLE_BENCH_DATABASE_URL:-}" ]; then
+	  url=$$($(MAKE) --no-print-directory -s postgres | tail -n 1)
+	  if [ -n "$$url" ]; then export CHRONICLE_BENCH_DATABASE_URL="$$url"; fi
 	fi
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

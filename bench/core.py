@@ -1,107 +1,185 @@
-"""The benchmark harness: figures, run context, timing, PostgreSQL schemas, a server process.
+"""The benchmark harness: figures, the run context, budgets, timing helpers, the results table.
 
-Every figure is a ratio against a floor measured in the same run (the machine is shared and
-noisy). With ``--repeat K`` each figure takes K paired samples (the measured path and its
-floor, interleaved) and reports the medians; the ratio is the median of the per-sample
-ratios. Nothing here asserts on time.
+Every figure is a value against a floor measured in the same run (the machine is shared and
+noisy, so ratios are what to read). A figure whose measurement ran out of its time or memory
+budget is reported as ``MISS (> budget)`` with the bound it reached (``> 90 s``), never waited
+for. Nothing here asserts on time.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import httpx
-import psycopg
-from psycopg import sql
-
-from api.service.settings import Settings, parse_database_url
 from bench.campaigns import CACHE
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/chronicle_test"
+STORES = ("postgresql", "sqlite")
+SIZES = (10_000, 100_000, 300_000)
+# Sizes each store runs by default: 300k on PostgreSQL only (SQLite 300k: --store sqlite --size 300k).
+DEFAULT_MATRIX = {"postgresql": SIZES, "sqlite": (10_000, 100_000)}
+
+
+class OverBudget(Exception):
+    """A measurement ran out of its time or memory budget. ``bound`` is what it had reached."""
+
+    def __init__(self, what: str, bound: float | None = None, partial: dict[str, Any] | None = None) -> None:
+        super().__init__(what)
+        self.what = what  # "120 s" or "6144 MB"
+        self.bound = bound
+        self.partial = partial or {}
 
 
 @dataclass
 class Figure:
     """One measured figure against its floor.
 
-    ``ratio`` is ``value / floor`` (same unit). ``goal`` is checked against the ratio
-    (``">= 0.5"``, ``"<= 0.1"``) or, with ``goal_on="value"``, against the value itself
-    (``"< 50"`` MB). ``passed`` is None when the figure has no goal (reported only).
+    ``ratio`` is ``value / floor`` in the figure's unit, except for rates where the goal reads
+    "at least this fraction of the floor" (then it is still value / floor: facts/s over facts/s).
+    ``goal`` is checked against the ratio (``">= 0.5"``, ``"<= 1.5"``) or, with
+    ``goal_on="value"``, against the value itself (``"< 50"`` MB). ``budget`` is set when the
+    measurement ran out of its budget: then ``value`` is the bound it reached (``bound`` says
+    which side: ``">"`` for a time or a size, ``"<"`` for a rate) and the verdict is MISS.
     """
 
     id: str
     name: str
-    value: float
-    floor: float
+    value: float | None
+    floor: float | None
     unit: str
     floor_name: str
-    ratio: float
+    ratio: float | None = None
     goal: str | None = None
     goal_on: str = "ratio"
+    store: str = "-"
+    size: int | None = None
+    budget: str | None = None
+    bound: str = ""
     passed: bool | None = None
     samples: int = 1
     detail: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.goal is not None:
-            op, _, bound = self.goal.partition(" ")
-            x = self.ratio if self.goal_on == "ratio" else self.value
-            b = float(bound)
-            self.passed = {">=": x >= b, "<=": x <= b, "<": x < b, ">": x > b}[op]
+        if self.ratio is None and self.value is not None and self.floor:
+            self.ratio = self.value / self.floor
+        if self.budget is not None:
+            self.passed = False  # over budget is a miss, goal or not: it was not measured to the end
+            return
+        if self.goal is None:
+            return
+        x = self.ratio if self.goal_on == "ratio" else self.value
+        if x is None or not math.isfinite(x):
+            self.passed = None
+            return
+        op, _, b = self.goal.partition(" ")
+        bound = float(b)
+        self.passed = {">=": x >= bound, "<=": x <= bound, "<": x < bound, ">": x > bound}[op]
+
+    @property
+    def verdict(self) -> str:
+        if self.budget is not None:
+            return f"MISS (> budget {self.budget})"
+        return "-" if self.passed is None else ("PASS" if self.passed else "MISS")
 
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
         for k in ("value", "floor", "ratio"):
-            out[k] = _finite(out[k])
+            out[k] = finite(out[k])
+        out["verdict"] = self.verdict
         return out
 
-    @property
-    def verdict(self) -> str:
-        return "-" if self.passed is None else ("pass" if self.passed else "MISS")
 
-
-def _finite(x: float) -> float | None:
+def finite(x: Any) -> float | None:
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
 
 
 @dataclass
-class Sizes:
-    p1_requests: int = 600  # mutations per client-count setting (1 client, then 20)
-    fold: int = 100_000  # P2, P3, P4, P6
-    p4_positions: int = 20
-    p5: int = 2_000
-    subscribers: int = 200
-    sub_rounds: int = 10
+class Budgets:
+    """Per-measurement limits: one request (a mutation, a query, a revoke; a fresh server's
+    first answer gets three full folds if that is longer); one phase of
+    requests (each client count, each query kind: it stops sending when this runs out); a
+    process (rebuild, import, export; the fold floor this plus 1 ms a fact per sample, the live
+    worker this plus 1.5 full folds, since it must load the campaign first); the memory of any process the
+    bench starts (watched from outside, killed past it). Budgets are set well above what the
+    goals allow, so running out of one is a MISS whatever the figure would have been."""
+
+    request_s: float = 60.0
+    phase_s: float = 25.0
+    process_s: float = 60.0
+    memory_mb: int = 6144
 
     @classmethod
-    def smoke(cls) -> Sizes:
-        return cls(p1_requests=40, fold=1_500, p4_positions=5, p5=150, subscribers=10, sub_rounds=3)
+    def smoke(cls) -> Budgets:
+        return cls(request_s=30.0, phase_s=40.0, process_s=60.0, memory_mb=2048)
+
+
+@dataclass
+class Plan:
+    """What one invocation measures: (store, size) cells, the per-request baseline size, and
+    how many requests each phase sends."""
+
+    cells: list[tuple[str, int]]
+    baseline: int = 1_000  # the "same request on a 1k campaign" every per-request ratio is against
+    mutations_1: int = 60  # mutations with 1 client (per sample)
+    mutations_20: int = 100  # mutations from 20 clients
+    writers_50: int = 100  # mutations from 50 writers (2 each)
+    queries: int = 30  # of each query kind
+    as_of_positions: int = 5
+    follow_facts: int = 60  # facts the live follower is timed on
+    subscribers: int = 200
+    sub_rounds: int = 10
+    smoke: bool = False
+
+    @classmethod
+    def smoke_plan(cls, stores: tuple[str, ...]) -> Plan:
+        return cls(
+            cells=[(s, 600) for s in stores],
+            baseline=150,
+            mutations_1=12,
+            mutations_20=20,
+            writers_50=50,
+            queries=5,
+            as_of_positions=2,
+            follow_facts=30,
+            subscribers=5,
+            sub_rounds=2,
+            smoke=True,
+        )
 
 
 @dataclass
 class Context:
-    sizes: Sizes
-    repeat: int = 3
+    plan: Plan
+    budgets: Budgets
+    repeat: int | None = None  # None: 3 below 100k facts, 1 from 100k (time budget)
     seed: int = 1
     database_url: str = DEFAULT_DATABASE_URL
     cache_dir: Path = CACHE
-    smoke: bool = False
-    log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True)
+    only: frozenset[str] = frozenset()
+    began: float = field(default_factory=time.monotonic)
+
+    def log(self, msg: str) -> None:
+        """Progress on stderr, with the minutes:seconds since the run began."""
+        m, s = divmod(int(time.monotonic() - self.began), 60)
+        print(f"{m:3d}:{s:02d} {msg}", file=sys.stderr, flush=True)
+
+    @property
+    def smoke(self) -> bool:
+        return self.plan.smoke
+
+    def repeats(self, size: int) -> int:
+        if self.repeat is not None:
+            return self.repeat
+        return 1 if self.smoke or size >= 100_000 else 3
+
+    def wants(self, *ids: str) -> bool:
+        return not self.only or any(i in self.only for i in ids)
 
 
 # ---------------------------------------------------------------------------- timing
@@ -124,119 +202,61 @@ def percentile(xs: list[float], p: float) -> float:
     return s[k]
 
 
-def paired(
-    ctx: Context, measure: Callable[[], float], floor: Callable[[], float]
-) -> tuple[float, float, float, list[tuple[float, float]]]:
-    """Run ``floor`` and ``measure`` alternately ``ctx.repeat`` times.
-
-    Returns (median value, median floor, median of per-pair value/floor, the pairs).
-    """
-    pairs = []
-    for i in range(ctx.repeat):
-        if i % 2 == 0:
-            f = floor()
-            v = measure()
-        else:
-            v = measure()
-            f = floor()
-        pairs.append((v, f))
-    ratios = [v / f for v, f in pairs if f]
-    return median([v for v, _ in pairs]), median([f for _, f in pairs]), median(ratios), pairs
+def parse_size(text: str) -> int:
+    """``10k`` -> 10000, ``1.5m`` -> 1500000, ``600`` -> 600."""
+    t = text.strip().lower().replace("_", "").replace(",", "")
+    mult = {"k": 1_000, "m": 1_000_000}.get(t[-1:], 1)
+    return int(float(t[:-1] if mult > 1 else t) * mult)
 
 
-# ------------------------------------------------------------------------ PostgreSQL
-def with_schema(url: str, schema: str) -> str:
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "schema"]
-    query.append(("schema", schema))
-    return urlunsplit(parts._replace(query=urlencode(query)))
+def size_label(n: int) -> str:
+    if n >= 1_000 and n % 1_000 == 0:
+        return f"{n // 1_000}k"
+    return str(n)
 
 
-def _connect(url: str) -> psycopg.Connection[Any]:
-    db = parse_database_url(url)
-    return psycopg.connect(
-        host=db.host, port=db.port, user=db.user, password=db.password, dbname=db.dbname, autocommit=True
-    )
+# ---------------------------------------------------------------------------- table
+def fmt(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) >= 10:
+        return f"{x:.1f}"
+    if abs(x) >= 0.1:
+        return f"{x:.3f}"
+    return f"{x:.2g}"
 
 
-@contextlib.contextmanager
-def pg_schema(ctx: Context, label: str) -> Iterator[Settings]:
-    """Settings for a fresh schema ``bench_<label>_<hex>``, dropped (CASCADE) afterwards."""
-    schema = f"bench_{label}_{uuid.uuid4().hex[:8]}".lower()
-    with _connect(ctx.database_url) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    try:
-        yield Settings(database_url=with_schema(ctx.database_url, schema))
-    finally:
-        with _connect(ctx.database_url) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
-
-
-def postgres_version(url: str) -> str:
-    try:
-        with _connect(url) as conn:
-            row = conn.execute("SHOW server_version").fetchone()
-            return str(row[0]) if row else "?"
-    except psycopg.Error as exc:
-        return f"unavailable ({' '.join(str(exc).split())[:80]})"
-
-
-# --------------------------------------------------------------------------- server
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class Server:
-    url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def logs(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-
-@contextlib.contextmanager
-def server(settings: Settings, **env_overrides: str) -> Iterator[Server]:
-    """A real ``chronicle serve`` process (uvicorn) on ``settings``' store."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
-    env.update(
-        CHRONICLE_DATABASE_URL=settings.database_url,
-        CHRONICLE_LOG_LEVEL="warning",  # no per-request access log lines
-        **env_overrides,
-    )
-    log = Path(tempfile.mkstemp(prefix="chronicle-bench-server-", suffix=".log")[1])
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
+def table(figures: list[Figure]) -> str:
+    rows = [("id", "store", "size", "figure", "value", "floor", "unit", "ratio", "goal", "result")]
+    for f in figures:
+        goal = "" if f.goal is None else (f"{f.goal}x" if f.goal_on == "ratio" else f"{f.goal} {f.unit}")
+        ratio = "n/a" if f.ratio is None else f"{f.bound}{f.ratio:.3g}x"
+        rows.append(
+            (
+                f.id,
+                {"postgresql": "pg", "sqlite": "sqlite"}.get(f.store, f.store),
+                "-" if f.size is None else size_label(f.size),
+                f.name,
+                f"{f.bound}{fmt(f.value)}",
+                fmt(f.floor),
+                f.unit,
+                ratio,
+                goal,
+                f.verdict,
+            )
         )
-    running = Server(f"http://127.0.0.1:{port}", process, log)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server exited early:\n{running.logs()}")
-            try:
-                if httpx.get(f"{running.url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not become healthy:\n{running.logs()}")
-            time.sleep(0.1)
-        yield running
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.unlink(missing_ok=True)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    left = {0, 1, 3, 6, 8, 9}
+    lines = []
+    for k, r in enumerate(rows):
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i in left else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            ).rstrip()
+        )
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)

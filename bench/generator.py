@@ -10,7 +10,17 @@ saves, second winds, stabilisation, rests, XP, milestones, raised PCs — plus a
 few percent of corrections (revocations, amended dice, rulings that are cited
 by attacks and later overturned).
 
-Used by the benchmarks and by tests that want long, varied campaigns.
+Corrections may orphan later facts, as at a real table: revoking an attack whose effect
+was saved against later orphans those saving throws (and the turns that owed them), a
+revoked blow that dropped a PC orphans the death saves it rolled. Each correction may
+orphan at most ``orphan_limit`` facts and the campaign as a whole at most
+``orphan_share`` of its facts (a GM who revokes the first blow of a long fight replays
+the fight; a generator cannot, and unbounded cascades made a third of a campaign orphaned
+and unrealistically cheap to fold). The benchmarks add the far-reaching corrections
+(revoking an early XP award) themselves, through the API.
+
+Used by the benchmarks and by tests that want long, varied campaigns. Change
+``GENERATOR_VERSION`` whenever what is generated changes: it keys the benchmarks' cache.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ PCS = [
 ]
 DAMAGE_TYPES = ["fire", "cold", "poison", "necrotic", "psychic"]
 REVOCABLE = {"DamageTaken", "HealingApplied", "AttackMade", "ExperienceAwarded", "TemporaryHitPointsGranted"}
+GENERATOR_VERSION = 2  # 1: corrections never orphaned; 2: bounded orphaning corrections
 
 
 @dataclass
@@ -43,15 +54,27 @@ class Stats:
     accepted: int = 0
     refused: int = 0
     by_type: dict[str, int] = field(default_factory=dict)
+    corrections: int = 0  # corrections recorded (revocations, amendments, ruling decisions)
+    orphaning: int = 0  # of those, the ones that orphaned later facts
+    orphaned: int = 0  # facts those corrections orphaned (the campaign's orphans, give or take)
 
 
 class CampaignGenerator:
     """Plays a campaign; ``facts()`` yields accepted facts until ``size`` are made."""
 
-    def __init__(self, size: int, seed: int = 1, corrections: float = 0.03) -> None:
+    def __init__(
+        self,
+        size: int,
+        seed: int = 1,
+        corrections: float = 0.03,
+        orphan_limit: int = 60,
+        orphan_share: float = 0.03,
+    ) -> None:
         self.size = size
         self.rng = random.Random(seed)
         self.correction_rate = corrections
+        self.orphan_limit = orphan_limit
+        self.orphan_share = orphan_share
         self.ledger = Ledger(get_ruleset("stellar-winds"), {}, first_seq=2)
         self.stats = Stats()
         self._out: list[Fact] = []
@@ -62,21 +85,28 @@ class CampaignGenerator:
 
     # ------------------------------------------------------------ plumbing
     def _try(
-        self, fact_type: str, payload: dict[str, Any], *, orphan_free: bool = False, **meta: Any
+        self, fact_type: str, payload: dict[str, Any], *, correction: bool = False, **meta: Any
     ) -> dict[str, Any] | None:
-        """Record the fact if the rules accept it. ``orphan_free``: also refuse a correction that
-        would orphan later facts (a GM who revokes a killing blow replays the rest of the fight;
-        a generator cannot, and a cascade of orphans would make the campaign unrealistically cheap
-        to fold)."""
+        """Record the fact if the rules accept it. A ``correction`` is also refused when it would
+        orphan more than ``orphan_limit`` later facts, or push the campaign's orphans past
+        ``orphan_share`` of its facts."""
         try:
             checked = facts.validate(fact_type, payload)
             outcome = self.ledger.prepare(fact_type, checked, meta)
         except DomainError:
             self.stats.refused += 1
             return None
-        if orphan_free and outcome.get("orphaned"):
-            self.stats.refused += 1
-            return None
+        if correction:
+            orphaned = len(outcome.get("orphaned", ())) - len(outcome.get("no_longer_orphaned", ()))
+            if orphaned > self.orphan_limit or (
+                orphaned > 0 and self.stats.orphaned + orphaned > self.orphan_share * self.size
+            ):
+                self.stats.refused += 1
+                return None
+            self.stats.corrections += 1
+            if orphaned > 0:
+                self.stats.orphaning += 1
+                self.stats.orphaned += orphaned
         self._clock += 6
         meta = {**meta, "recorded_at": f"2026-01-01T00:00:00+00:00+{self._clock}s"}
         self.ledger.append(Entry(self.ledger.next_seq, fact_type, facts.versions[fact_type], checked, meta))
@@ -332,7 +362,7 @@ class CampaignGenerator:
                     "outcome": rng.choice(["upheld", "overturned"]),
                     "decision": "on reflection",
                 },
-                orphan_free=True,
+                correction=True,
             )
             return
         for _ in range(10):
@@ -347,7 +377,7 @@ class CampaignGenerator:
                 self._try(
                     "FactRevoked",
                     {"target": e.seq, "reason": "misremembered", "cascade": "fact"},
-                    orphan_free=True,
+                    correction=True,
                 )
             else:
                 targets = [dict(t) for t in e.payload["targets"]]
@@ -355,7 +385,7 @@ class CampaignGenerator:
                 self._try(
                     "FactAmended",
                     {"target": e.seq, "patch": {"targets": targets}, "reason": "misread the die"},
-                    orphan_free=True,
+                    correction=True,
                 )
             return
 

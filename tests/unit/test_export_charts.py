@@ -76,7 +76,7 @@ def assert_readable(svg: ET.Element) -> None:
 
 @pytest.fixture(scope="module")
 def long_campaign() -> tuple[CampaignSource, str]:
-    gen = CampaignGenerator(6000, seed=7)
+    gen = CampaignGenerator(10_000, seed=7)  # more HP changes per character than pixels to draw them
     for _ in gen.facts():
         pass
     source = CampaignSource("Long haul", "stellar-winds", {}, {}, gen.ledger)

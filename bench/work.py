@@ -1,0 +1,126 @@
+"""``python -m bench.work TASK JSON``: one measurement in a fresh process.
+
+The benchmark runs every heavy measurement in its own process, so each starts cold, its memory
+is watched from outside (``bench.procs.work`` kills it past its budget) and nothing it
+allocates stays in the harness. Each task prints JSON lines on stdout; the last one is its
+answer (earlier ones are partial answers, kept if the process is killed).
+
+Tasks:
+
+- ``load``: import a cached campaign into a store (the product's ``import_campaign``), grant a
+  GM token, set the read models' tracking to the store's head.
+- ``fold``: P2 and the floor of P3/P4/cold load: the decode-only read of the campaign's
+  events (recorder + mapper, no rules) against the product's load + fold, interleaved.
+- ``rows``: the raw row-writes floor of the read models: the same row shapes the projector
+  writes, written with plain ``executemany`` (psycopg / sqlite3), 500 facts per transaction.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+def emit_json(obj: dict[str, Any]) -> None:
+    print(json.dumps(obj), flush=True)
+
+
+# ---------------------------------------------------------------------------- load
+def load(emit: Emit, url: str, path: str) -> None:
+    from api.service.auth import AccessControl
+    from api.service.settings import Settings
+    from api.service.store import open_application
+    from bench import campaigns
+    from bench.readmodels import set_tracking
+
+    settings = Settings(database_url=url)
+    header, facts = campaigns.read(Path(path))
+    app = open_application(settings)
+    try:
+        began = time.perf_counter()
+        cid = app.import_campaign(header, facts)
+        took = time.perf_counter() - began
+        token = AccessControl(app).grant_gm(cid)
+        head = app.recorder.max_notification_id() or 0
+    finally:
+        app.close()
+    set_tracking(settings, head)
+    emit({"campaign_id": str(cid), "token": token, "facts": len(facts), "head": head, "import_s": took})
+
+
+# ---------------------------------------------------------------------------- fold
+def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
+    from api.service.settings import Settings
+    from api.service.store import open_application
+
+    cid = UUID(campaign_id)
+    app = open_application(Settings(database_url=url))
+    samples: list[dict[str, float]] = []
+    try:
+
+        def decode() -> float:
+            gc.collect()
+            began = time.perf_counter()
+            events = [app.mapper.to_domain_event(s) for s in app.recorder.select_events(cid)]
+            took = time.perf_counter() - began
+            del events
+            return took
+
+        def full() -> tuple[float, float, int]:
+            app._campaigns.pop(cid, None)  # a cold load: the product's cache is per process
+            gc.collect()
+            began = time.perf_counter()
+            campaign = app.campaign(cid)  # the product's load: read, decode, append to the ledger
+            loaded = time.perf_counter()
+            campaign.ledger.state  # noqa: B018 - the fold, with its checkpoints
+            done = time.perf_counter()
+            orphans = len(campaign.ledger.orphans)
+            app._campaigns.pop(cid, None)
+            return loaded - began, done - loaded, orphans
+
+        for i in range(repeat):
+            if i % 2 == 0:
+                d = decode()
+                load_s, fold_s, orphans = full()
+            else:
+                load_s, fold_s, orphans = full()
+                d = decode()
+            samples.append({"decode_s": d, "load_s": load_s, "fold_s": fold_s, "orphans": orphans})
+            emit({"samples": samples})
+    finally:
+        app.close()
+
+
+# ---------------------------------------------------------------------------- rows
+def rows(emit: Emit, kind: str, url: str, path: str, batch: int = 500, sample: int = 5_000) -> None:
+    """Write the read models' rows for every fact of the campaign with plain executemany."""
+    from api.service.settings import Settings
+    from bench import campaigns
+    from bench.readmodels import row_shapes, write_rows
+
+    header, facts = campaigns.read(Path(path))
+    shapes = row_shapes(header, facts, sample)
+    settings = Settings(database_url=url)
+    took = write_rows(kind, settings, shapes, batch)
+    emit({"facts": len(facts), "seconds": took, "rows": shapes.count})
+
+
+TASKS = {"load": load, "fold": fold, "rows": rows}
+
+
+def main(argv: list[str]) -> int:
+    task, raw = argv[0], argv[1] if len(argv) > 1 else "{}"
+    TASKS[task](emit_json, **json.loads(raw))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
