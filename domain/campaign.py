@@ -52,15 +52,17 @@ class Campaign(Aggregate):
         meta: dict[str, Any]
 
         def apply(self, aggregate: Campaign) -> None:
-            aggregate.ledger.append(
-                Entry(
-                    seq=self.originator_version,
-                    type=self.fact_type,
-                    version=self.fact_version,
-                    payload=self.payload,
-                    meta=self.meta,
-                    timestamp=self.timestamp.isoformat(),
-                )
+            aggregate.ledger.append(self.entry())
+
+        def entry(self) -> Entry:
+            """The ledger entry of this stored fact (also what a paged ledger reads back)."""
+            return Entry(
+                seq=self.originator_version,
+                type=self.fact_type,
+                version=self.fact_version,
+                payload=self.payload,
+                meta=self.meta,
+                timestamp=self.timestamp.isoformat(),
             )
 
     @event(Started)

@@ -10,42 +10,97 @@ Ruleset-neutral. It keeps every fact in position order and derives:
   with its reason, never silently changed.
 
 Corrections never rewrite anything: each is a new fact. When one arrives the
-ledger works out the earliest position whose treatment changed and refolds
-from the nearest checkpoint before it, so a correction near the end of a long
-campaign costs little. The same checkpoints serve *as-of* queries, in both
-time axes: ``corrected`` (what we now know) and ``recorded`` (what the table
-believed at that position, i.e. with only the corrections made by then).
+ledger works out the earliest position whose treatment changed (the
+correction's *reach*) and refolds from the nearest checkpoint before it, so a
+correction near the end of a long campaign costs little. The same checkpoints
+serve *as-of* queries, in both time axes: ``corrected`` (what we now know) and
+``recorded`` (what the table believed at that position, i.e. with only the
+corrections made by then).
+
+Scale (issue 21). Memory does not grow with the whole campaign:
+
+* facts are held in :class:`~domain.entries.Entries`: with an injected loader
+  (:meth:`Ledger.attach`) only a window of recent facts stays in memory and
+  older ones are read back a page at a time when a fold or a lookup needs them;
+  corrections (and the facts they point at) stay pinned, so resolving never
+  reads the log;
+* orphans are an append-only :class:`~domain.checkpoints.OrphanLog`; a
+  checkpoint holds a view (a length), never a copy;
+* checkpoints (every ``checkpoint_every`` facts) are deltas from the one before,
+  with a full state only every ``full_every`` checkpoints
+  (:class:`~domain.checkpoints.Series`);
+* a second series, the *recorded* checkpoints, keeps what the table believed at
+  each checkpoint. Those states never change once the table has moved on, so
+  they survive every later correction and answer ``state_at(p, "recorded")``
+  from nearby. The live fold makes them for free as the table plays; a
+  checkpoint of another fold is one too when no correction between it and that
+  fold's resolution reaches back before it (each correction's reach is kept).
+
+A ledger can also start from a persisted snapshot (:meth:`Ledger.capture`,
+:meth:`Ledger.restore`): the state at a position, the orphans, the indexes and
+the corrections, checked against a fingerprint of the rules, flags and
+corrections it was folded under.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
+from domain.checkpoints import (
+    OrphanLog,
+    Orphans,
+    Point,
+    PointLoader,
+    Series,
+    orphan_delta,
+    partial_state,
+)
 from domain.core.catalogue import META_TYPES, merge_patch
+from domain.entries import Entries, Entry, EntryLoader, MissingFacts
 from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation
+
+__all__ = [
+    "CORRECTED",
+    "INF",
+    "Capture",
+    "RECORDED",
+    "Entry",
+    "EntryLoader",
+    "Ledger",
+    "MissingFacts",
+    "Orphans",
+    "Resolution",
+    "SnapshotMismatch",
+]
 
 INF = 1 << 62
 CORRECTED = "corrected"
 RECORDED = "recorded"
+SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
 # Correction facts: they change how earlier facts are read.
 REVOCATIONS = frozenset({"FactRevoked", "FactRestored"})
 NOT_AMENDABLE = frozenset({"FactRevoked", "FactRestored", "FactAmended"})
-
-
-@dataclass(slots=True)
-class Entry:
-    """One stored fact at its position (``seq``) in the campaign."""
-
-    seq: int
-    type: str
-    version: int
-    payload: dict[str, Any]
-    meta: dict[str, Any]
-    timestamp: str = ""
+# Correction facts as indexed: they change the resolution (or may: RulesFlagSet, RulingContested).
+INDEXED = frozenset(
+    {
+        "FactRevoked",
+        "FactRestored",
+        "FactAmended",
+        "RulingRecorded",
+        "RulingContested",
+        "RulingResolved",
+        "OutcomeOverridden",
+        "RulesFlagSet",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -59,6 +114,11 @@ class Resolution:
     ruling_status: dict[str, str] = field(default_factory=dict)
     overrides: dict[int, dict[str, Any]] = field(default_factory=dict)
     retro_flags: dict[str, Any] = field(default_factory=dict)
+    through: int = 0  # the position of the latest correction taken into account
+
+
+class SnapshotMismatch(Exception):
+    """A persisted snapshot does not fit this ledger (rules, flags, corrections, or its shape)."""
 
 
 class _Ctx:
@@ -83,6 +143,18 @@ class _Ctx:
 _EMPTY: dict[str, Any] = {}
 Sink = Callable[[Entry, dict[str, Any] | None, str | None], None]
 StateSink = Callable[[Entry, dict[str, Any] | None, str | None, Any], None]
+Base = tuple[int, Any]  # (checkpoint index, its state) a delta is taken from
+
+
+@dataclass
+class _Prepared:
+    seq: int
+    state: Any
+    orphans: OrphanLog
+    res: Resolution
+    series: Series
+    tip: Base | None
+    reach: int  # the first position the new fact changes the reading of (INF: none)
 
 
 class Ledger:
@@ -95,82 +167,137 @@ class Ledger:
         *,
         first_seq: int = 1,
         checkpoint_every: int = 256,
+        full_every: int = 64,
     ) -> None:
         self.ruleset = ruleset
         self.catalogue = ruleset.catalogue
+        self.flags: dict[str, Any] = dict(flags or {})
         self.base_flags: dict[str, Any] = dict(ruleset.flag_defaults)
         for name, value in (flags or {}).items():
             self.base_flags[name] = ruleset.validate_flag(name, value)
         self.first_seq = first_seq
         self.checkpoint_every = checkpoint_every
-        self.entries: list[Entry] = []
+        self.full_every = full_every
+        # (a function of the catalogue, not a bound method: no reference cycle through the ledger,
+        # so a dropped ledger is freed by reference counting alone)
+        self.entries: Entries = Entries(first_seq, partial(_upcast, self.catalogue))
         # indexes
+        self._pinned: dict[int, Entry] = {}  # corrections, rulings and the facts corrections point at
         self._by_correlation: dict[str, list[int]] = {}
         self._children: dict[int, list[int]] = {}
         self._citations: dict[str, list[int]] = {}
         self._rulings_recorded: dict[str, int] = {}
-        self._corrections: list[int] = []  # seqs of meta facts that reinterpret others
+        self._corrections: list[int] = []  # seqs of meta facts that (may) reinterpret others
+        self._reach: dict[int, int] = {}  # correction seq -> first position it changed (INF: none)
         self._amend_cache: dict[tuple[int, tuple[int, ...]], dict[str, Any]] = {}
         self._idempotency: dict[str, list[int]] = {}
+        self._res_cache: OrderedDict[int, Resolution] = OrderedDict()  # by number of corrections
         # folded state (corrected axis)
         self._res = Resolution()
+        self._res_n = 0  # corrections taken into account by _res
         self._state: Any = None
-        self._orphans: dict[int, str] = {}
+        self._orphans = OrphanLog()
         self._folded = 0  # number of entries folded into _state
-        self._checkpoints: list[tuple[int, int, Any, dict[int, str]]] = []  # (seq, n entries, state, orphans)
+        self._tip: Base | None = None  # the live fold's newest checkpoint (for the next delta)
+        self._loaders: dict[str, PointLoader] = {}  # rebuild persisted checkpoints, by series
+        self._checkpoints = Series(checkpoint_every, full_every)
+        self._recorded = Series(checkpoint_every, full_every)  # what the table believed
         self._dirty_corrections = False
-        self._prepared: tuple[int, Any, dict[int, str], Resolution, list[Any]] | None = None
+        self._prepared: _Prepared | None = None
+        self.refolded_from = INF  # earliest position refolded since the owner last looked
         # True once the present state object was handed out (``state``): the ledger then never
         # changes that object again, it folds on a copy-on-write clone instead.
         self._lent = False
         self._reset_state()
+        self.refolded_from = INF
 
     # ------------------------------------------------------------------ basics
+    def attach(self, loader: EntryLoader, window: int, *, page: int = 512, pages_kept: int = 4) -> None:
+        """Keep about ``window`` recent facts in memory; read older ones through ``loader``."""
+        self.entries.attach(loader, window, page=page, pages_kept=pages_kept)
+
     @property
     def last_seq(self) -> int:
-        return self.entries[-1].seq if self.entries else self.first_seq - 1
+        return self.first_seq + len(self.entries) - 1
 
     @property
     def next_seq(self) -> int:
         return self.last_seq + 1
 
     def entry(self, seq: int) -> Entry:
+        pinned = self._pinned.get(seq)
+        if pinned is not None:
+            return pinned
         i = seq - self.first_seq
         if 0 <= i < len(self.entries):
-            e = self.entries[i]
-            if e.seq == seq:
-                return e
+            return self.entries.point(i)
         raise NotFound(f"no fact at position {seq}", field="target")
+
+    def _target(self, seq: int) -> Entry:
+        """A fact a correction points at, kept in memory from now on (resolving reads it often)."""
+        e = self.entry(seq)
+        self._pinned[seq] = e
+        return e
 
     def has(self, seq: int) -> bool:
         i = seq - self.first_seq
         return 0 <= i < len(self.entries)
 
+    def _upcast(self, entry: Entry) -> Entry:
+        return _upcast(self.catalogue, entry)
+
+    def _initial(self, res: Resolution) -> Any:
+        return self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
+
     def _reset_state(self) -> None:
-        self._state = self.ruleset.initial_state({**self.base_flags, **self._res.retro_flags})
-        self._orphans = {}
+        self._state = self._initial(self._res)
+        self._lent = False
+        self._orphans = OrphanLog()
         self._folded = 0
-        self._checkpoints = []
+        self._tip = (-1, self._state.clone())
+        self._checkpoints = Series(self.checkpoint_every, self.full_every, self._loaders.get(CORRECTED))
+        self.refolded_from = min(self.refolded_from, self.first_seq)
+
+    @property
+    def footprint(self) -> int:
+        """Facts held in memory (resident entries and pinned ones): a cache's measure."""
+        return self.entries.resident + len(self._pinned)
 
     # ---------------------------------------------------------------- appending
     def append(self, entry: Entry) -> None:
         """Add a stored fact. Folding is lazy: it happens on the next read."""
         if entry.seq != self.next_seq:
             raise AssertionError(f"fact at {entry.seq} appended after {self.last_seq}")
-        entry.payload = self.catalogue.upcast(entry.type, entry.version, entry.payload)
+        self._upcast(entry)
         self.entries.append(entry)
         self._index(entry)
         prepared, self._prepared = self._prepared, None
-        if prepared is not None and prepared[0] == entry.seq and self._folded == len(self.entries) - 1:
-            _, state, orphans, res, checkpoints = prepared
-            self._adopt(state, orphans, res, checkpoints)
+        if prepared is not None and prepared.seq == entry.seq and self._folded == len(self.entries) - 1:
+            self._adopt(prepared)
             return
         # A recorded ruling changes the resolution too (its value is read by the facts citing it).
         if entry.type in META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
 
-    def _adopt(self, state: Any, orphans: dict[int, str], res: Resolution, checkpoints: list[Any]) -> None:
-        self._state, self._orphans, self._res, self._checkpoints = state, orphans, res, checkpoints
+    def _adopt(self, p: _Prepared) -> None:
+        res = p.res
+        n = len(self._corrections)
+        if n and self._corrections[-1] == p.seq:
+            if res.through != p.seq:  # a correction that changes no reading (a rules flag from now on)
+                res = replace(res, through=p.seq)
+            self._reach[p.seq] = p.reach
+            self._cache_res(n, res)
+        self._lent = False  # the prepared state is a clone nobody was given
+        self._state, self._orphans, self._res, self._res_n, self._checkpoints, self._tip = (
+            p.state,
+            p.orphans,
+            res,
+            n,
+            p.series,
+            p.tip,
+        )
+        if p.reach <= self.last_seq:
+            self.refolded_from = min(self.refolded_from, p.reach)
         self._folded = len(self.entries)
         self._dirty_corrections = False
         self._maybe_checkpoint()
@@ -198,16 +325,45 @@ class Ledger:
             self._citations.setdefault(rid, []).append(entry.seq)
         if entry.type == "RulingRecorded":
             self._rulings_recorded[entry.payload["ruling_id"]] = entry.seq
-        if self._reinterprets(entry) or entry.type in {"RulingRecorded", "RulingContested", "RulesFlagSet"}:
+            self._pinned[entry.seq] = entry
+        if entry.type in INDEXED:
             self._corrections.append(entry.seq)
+            self._pinned[entry.seq] = entry
+            # the fact it points at is usually recent: pin it while it is still in memory
+            target = entry.payload.get("target", entry.payload.get("revocation"))
+            if isinstance(target, int) and target not in self._pinned:
+                i = target - self.first_seq
+                if self.entries.holds(i):
+                    self._pinned[target] = self.entries[i]
 
     # ---------------------------------------------------------------- resolving
     def resolve(self, upto: int | None = None, extra: Iterable[Entry] = ()) -> Resolution:
         """Resolve the corrections made up to position ``upto`` (all by default)."""
-        limit = INF if upto is None else upto
-        seqs = [s for s in self._corrections if s <= limit]
-        entries = [self.entry(s) for s in seqs] + list(extra)
-        res = Resolution()
+        n = len(self._corrections) if upto is None else bisect.bisect_right(self._corrections, upto)
+        extra = list(extra)
+        if not extra:
+            return self._resolve_n(n)
+        return self._resolve([self.entry(s) for s in self._corrections[:n]] + extra)
+
+    def _resolve_n(self, n: int) -> Resolution:
+        """The resolution of the first ``n`` corrections (cached: a resolution never changes)."""
+        if n == self._res_n:
+            return self._res
+        res = self._res_cache.get(n)
+        if res is None:
+            res = self._resolve([self.entry(s) for s in self._corrections[:n]])
+            self._cache_res(n, res)
+        else:
+            self._res_cache.move_to_end(n)
+        return res
+
+    def _cache_res(self, n: int, res: Resolution) -> None:
+        self._res_cache[n] = res
+        while len(self._res_cache) > 4:
+            self._res_cache.popitem(last=False)
+
+    def _resolve(self, entries: list[Entry]) -> Resolution:
+        res = Resolution(through=max((e.seq for e in entries), default=0))
         # 1. Revocations, latest first: a revocation (or restore) that is itself
         #    revoked has no effect, and only later facts can revoke earlier ones.
         inactive: set[int] = set()
@@ -233,7 +389,7 @@ class Ledger:
                 res.ruling_status[p["ruling_id"]] = "recorded"
             elif e.type == "FactAmended":
                 target = p["target"]
-                base = res.amended.get(target, self.entry(target).payload if self.has(target) else {})
+                base = res.amended.get(target, self._target(target).payload if self.has(target) else {})
                 res.amended_by.setdefault(target, []).append(e.seq)
                 res.amended[target] = self._amended(target, base, p["patch"], tuple(res.amended_by[target]))
                 rid = res.amended[target].get("ruling_id")
@@ -269,7 +425,7 @@ class Ledger:
         if cached is None:
             merged = merge_patch(base, patch)
             try:
-                cached = self.catalogue.validate(self.entry(target).type, merged)
+                cached = self.catalogue.validate(self._target(target).type, merged)
             except DomainError:
                 cached = merged  # checked when the amendment was recorded; keep what it says
             self._amend_cache[(target, key)] = cached
@@ -282,7 +438,7 @@ class Ledger:
         """The facts a revocation of ``target`` takes with it."""
         result = [target]
         if mode == "action":
-            corr = self.entry(target).meta.get("correlation_id")
+            corr = self._target(target).meta.get("correlation_id")
             if corr:
                 result = [s for s in self._by_correlation.get(corr, [target]) if s < before]
         elif mode == "consequences":
@@ -300,54 +456,80 @@ class Ledger:
         first = INF
         if old.retro_flags != new.retro_flags:
             return self.first_seq
-        for s in set(old.revoked).symmetric_difference(new.revoked):
-            first = min(first, s)
-        for s in set(old.amended) | set(new.amended):
-            if old.amended.get(s) != new.amended.get(s):
+        if old.revoked is not new.revoked:
+            for s in set(old.revoked).symmetric_difference(new.revoked):
                 first = min(first, s)
-                if self.has(s) and self.entry(s).type == "RulingRecorded":
-                    rid = self.entry(s).payload["ruling_id"]
+        if old.amended is not new.amended:
+            for s in set(old.amended) | set(new.amended):
+                if old.amended.get(s) != new.amended.get(s):
+                    first = min(first, s)
+                    if self.has(s) and self.entry(s).type == "RulingRecorded":
+                        rid = self.entry(s).payload["ruling_id"]
+                        first = min([first, *self._citations.get(rid, [])])
+        if old.ruling_values is not new.ruling_values:
+            for rid in set(old.ruling_values) | set(new.ruling_values):
+                if old.ruling_values.get(rid) != new.ruling_values.get(rid):
                     first = min([first, *self._citations.get(rid, [])])
-        for rid in set(old.ruling_values) | set(new.ruling_values):
-            if old.ruling_values.get(rid) != new.ruling_values.get(rid):
-                first = min([first, *self._citations.get(rid, [])])
-        for s in set(old.overrides) | set(new.overrides):
-            if old.overrides.get(s) != new.overrides.get(s):
-                first = min(first, s)
+        if old.overrides is not new.overrides:
+            for s in set(old.overrides) | set(new.overrides):
+                if old.overrides.get(s) != new.overrides.get(s):
+                    first = min(first, s)
         return first
 
+    def reach(self, seq: int) -> int:
+        """The first position whose reading the correction at ``seq`` changed (INF: none)."""
+        found = self._reach.get(seq)
+        if found is None:
+            i = bisect.bisect_left(self._corrections, seq)
+            if i >= len(self._corrections) or self._corrections[i] != seq:
+                return INF
+            found = self._first_difference(self._resolve_n(i), self._resolve_n(i + 1))
+            self._reach[seq] = found
+        return found
+
+    def _recorded_ok(self, res: Resolution, after: int, *, compute: int = 0) -> Callable[[int], bool]:
+        """Which checkpoints (by position) of a fold under ``res`` that starts after position
+        ``after`` are also what the table believed then: no correction taken into account
+        after the checkpoint reaches back to it or before. Unknown reaches count as reaching
+        everything, unless there are at most ``compute`` of them (then they are worked out)."""
+        lo = bisect.bisect_right(self._corrections, after)
+        hi = bisect.bisect_right(self._corrections, res.through)
+        ks = self._corrections[lo:hi]
+        if not ks:
+            return _always
+        unknown = sum(1 for k in ks if k not in self._reach)
+        reach = self.reach if unknown <= compute else (lambda k: self._reach.get(k, self.first_seq))
+        mins = [0] * len(ks)
+        m = INF
+        for i in range(len(ks) - 1, -1, -1):
+            m = min(m, reach(ks[i]))
+            mins[i] = m
+
+        def ok(c: int) -> bool:
+            i = bisect.bisect_right(ks, c)
+            return i == len(ks) or mins[i] > c
+
+        return ok
+
     # ------------------------------------------------------------------ folding
-    def _fold(
-        self,
-        state: Any,
-        orphans: dict[int, str],
-        start: int,
-        stop: int,
-        res: Resolution,
-        *,
-        checkpoints: list[Any] | None = None,
-        sink: Sink | None = None,
-    ) -> None:
-        """Fold entries[start:stop] into ``state`` (in place)."""
+    def _steps(
+        self, state: Any, orphans: OrphanLog, start: int, stop: int, res: Resolution
+    ) -> Iterator[tuple[Entry, dict[str, Any] | None, str | None]]:
+        """Fold entries[start:stop] into ``state`` (in place), yielding each fact's outcome."""
         apply = self.ruleset.apply
         meta_types = META_TYPES
         revoked, amended, overrides = res.revoked, res.amended, res.overrides
         ctx = _Ctx(res.ruling_values)
-        every = self.checkpoint_every
-        entries = self.entries
-        for i in range(start, stop):
-            e = entries[i]
+        for e in self.entries.range(start, stop):
             s = e.seq
             if s in revoked:
-                if sink:
-                    sink(e, None, None)
+                yield e, None, None
             elif e.type in meta_types:
                 if e.type == "RulesFlagSet":
                     p = amended.get(s, e.payload)
                     if not p.get("retroactive"):
                         state.flags[p["flag"]] = p["value"]
-                if sink:
-                    sink(e, None, None)
+                yield e, None, None
             else:
                 payload = amended.get(s, e.payload)
                 if "rulings" in payload:
@@ -359,62 +541,151 @@ class Ledger:
                 try:
                     outcome = apply(state, e.type, payload, ctx)
                 except DomainError as err:
-                    orphans[s] = err.message
-                    if sink:
-                        sink(e, None, err.message)
+                    orphans.append(s, err.message)
+                    yield e, None, err.message
                 else:
-                    if sink:
-                        sink(e, outcome, None)
-            if checkpoints is not None and (i + 1) % every == 0:
-                checkpoints.append((s, i + 1, state.clone(), dict(orphans)))
+                    yield e, outcome, None
 
-    def _start_point(self, before_seq: int, upto_index: int | None = None) -> tuple[int, Any, dict[int, str]]:
-        """The latest checkpoint strictly before ``before_seq`` (cloned)."""
-        keys = [c[0] for c in self._checkpoints]
-        k = bisect.bisect_left(keys, before_seq) - 1
-        while k >= 0:
-            seq, n, state, orphans = self._checkpoints[k]
-            if upto_index is None or n <= upto_index:
-                return n, state.clone(), dict(orphans)
-            k -= 1
-        return 0, self.ruleset.initial_state({**self.base_flags, **self._res.retro_flags}), {}
+    def _fold(
+        self,
+        state: Any,
+        orphans: OrphanLog,
+        start: int,
+        stop: int,
+        res: Resolution,
+        *,
+        series: Series | None = None,
+        base: Base | None = None,
+        recorded: Callable[[int], bool] | None = None,
+        rec_base: Base | None = None,
+        sink: Sink | None = None,
+    ) -> Base | None:
+        """Fold entries[start:stop] into ``state`` (in place).
+
+        With ``series``, add a checkpoint to it every ``checkpoint_every`` entries (each a
+        delta from the one before; ``base`` is the checkpoint the fold starts from). With
+        ``recorded``, the checkpoints whose position it accepts are recorded checkpoints too
+        (``rec_base``: the recorded checkpoint the fold starts from, if it is one).
+        Returns the last checkpoint made (or ``base``)."""
+        every = self.checkpoint_every
+        i = start
+        for e, outcome, orphan in self._steps(state, orphans, start, stop, res):
+            if sink is not None:
+                sink(e, outcome, orphan)
+            i += 1
+            if i % every == 0 and (series is not None or recorded is not None):
+                j = i // every - 1
+                wanted = recorded is not None and recorded(e.seq)
+                if series is None and not wanted:
+                    rec_base = None
+                    continue
+                cp = state.clone()
+                view = orphans.view()
+                if series is not None and not (series.has(i) and series.points[j].seq == e.seq):  # type: ignore[union-attr]
+                    series.add(e.seq, i, cp, view, base, res.through)
+                base = (j, cp)
+                if wanted and self._record(e.seq, i, cp, view, rec_base):
+                    rec_base = (j, cp)
+                else:
+                    rec_base = None
+        return base
+
+    def _record(self, seq: int, n: int, state: Any, orphans: Orphans, base: Base | None) -> bool:
+        """Keep a checkpoint of what the table believed after ``n`` entries; say whether the
+        recorded series has one there now."""
+        rec = self._recorded
+        if rec.has(n):
+            return True
+        j = n // self.checkpoint_every - 1
+        if (
+            base is None
+            and rec.tip is not None
+            and rec.tip[0] == j - 1
+            and rec.has(n - self.checkpoint_every)
+        ):
+            base = rec.tip
+        chained = base is not None and base[0] == j - 1
+        # a checkpoint that cannot be a delta is kept whole: only at the full_every rhythm, or
+        # when it extends the series (then the ones after it chain from it)
+        if chained or (j + 1) % rec.full_every == 0 or j >= len(rec.points):
+            rec.add(seq, n, state, orphans, base if chained else None)
+            return True
+        return False
+
+    def _start_point(
+        self, before_seq: int, upto_index: int | None = None, series: Series | None = None
+    ) -> tuple[int, Base | None, Any, OrphanLog]:
+        """The latest checkpoint strictly before ``before_seq``: (entries folded, the
+        checkpoint as a delta base, a private copy of its state, its orphans)."""
+        series = self._checkpoints if series is None else series
+        while True:
+            j = series.latest_before(before_seq, upto_index)
+            if j is None:
+                state = self._initial(self._res)
+                return 0, (-1, state.clone()), state, OrphanLog()
+            got = _restored(series, j)
+            if got is not None:
+                p, cp, orphans = got
+                return p.n, (j, cp), cp.clone(), orphans.fork()
 
     def _catch_up(self) -> None:
         if self._dirty_corrections:
-            new = self.resolve()
+            n = len(self._corrections)
+            new = self._resolve_n(n)
             first = self._first_difference(self._res, new)
-            if new.retro_flags != self._res.retro_flags:
-                self._res = new
+            if n == self._res_n + 1:
+                self._reach.setdefault(self._corrections[-1], first)
+            old_flags = self._res.retro_flags
+            self._res, self._res_n = new, n
+            self._cache_res(n, new)
+            if new.retro_flags != old_flags:
                 self._reset_state()
-            else:
-                self._res = new
-                if first < INF and first <= self.entries[self._folded - 1].seq if self._folded else False:
-                    keys = [c[0] for c in self._checkpoints]
-                    k = bisect.bisect_left(keys, first)
-                    del self._checkpoints[k:]
-                    n, state, orphans = self._start_point(first)
-                    self._state, self._orphans, self._folded = state, orphans, n
+            elif first < INF and self._folded and first <= self.first_seq + self._folded - 1:
+                self._rewind(first)
             self._dirty_corrections = False
         if self._folded < len(self.entries):
             self._fold_forward()
 
+    def _rewind(self, first: int) -> None:
+        """Forget the fold from position ``first`` on (its reading changed)."""
+        self._checkpoints.drop_from(first)
+        n, base, state, orphans = self._start_point(first)
+        self._state, self._orphans, self._folded, self._tip = state, orphans, n, base
+        self._lent = False
+        self.refolded_from = min(self.refolded_from, first)
+
     def _own_state(self) -> None:
-        """Before folding into the present in place: if it was handed out, fold into a clone."""
+        """Before folding into the present in place: if it was handed out, fold into a clone
+        (orphans need nothing: what was handed out of them is a frozen view)."""
         if self._lent:
-            self._state, self._orphans, self._lent = self._state.clone(), dict(self._orphans), False
+            self._state, self._lent = self._state.clone(), False
 
     def _fold_forward(self) -> None:
         self._own_state()
         start = self._folded
-        self._fold(
-            self._state, self._orphans, start, len(self.entries), self._res, checkpoints=self._checkpoints
+        self._tip = self._fold(
+            self._state,
+            self._orphans,
+            start,
+            len(self.entries),
+            self._res,
+            series=self._checkpoints,
+            base=self._tip,
+            recorded=self._recorded_ok(self._res, self.first_seq + start - 1),
         )
         self._folded = len(self.entries)
 
     def _maybe_checkpoint(self) -> None:
         n = len(self.entries)
-        if n % self.checkpoint_every == 0 and (not self._checkpoints or self._checkpoints[-1][1] < n):
-            self._checkpoints.append((self.entries[-1].seq, n, self._state.clone(), dict(self._orphans)))
+        every = self.checkpoint_every
+        if n % every == 0 and not self._checkpoints.has(n):
+            seq = self.last_seq
+            cp = self._state.clone()
+            view = self._orphans.view()
+            self._checkpoints.add(seq, n, cp, view, self._tip, self._res.through)
+            self._tip = (n // every - 1, cp)
+            if self._res.through <= seq:
+                self._record(seq, n, cp, view, None)
 
     def refold(self, sink: StateSink) -> int:
         """Fold the facts appended since the last read, telling ``sink`` how every fact reads
@@ -426,11 +697,15 @@ class Ledger:
         ``sink(entry, outcome, orphan_reason, state)`` sees the live state just after the fact:
         read it at once, never keep or change it.
         """
-        first_new = self.entries[self._folded].seq if self._folded < len(self.entries) else self.next_seq
+        first_new = self.first_seq + self._folded if self._folded < len(self.entries) else self.next_seq
         start, old, reset = first_new, self._res, False
         if self._dirty_corrections:
-            new = self.resolve()
-            start = min(start, self._first_difference(old, new))
+            n = len(self._corrections)
+            new = self._resolve([self.entry(s) for s in self._corrections])
+            first = self._first_difference(old, new)
+            if n == self._res_n + 1:
+                self._reach.setdefault(self._corrections[-1], first)
+            start = min(start, first)
             for s in set(old.revoked) | set(new.revoked):
                 if old.revoked.get(s) != new.revoked.get(s):
                     start = min(start, s)
@@ -441,26 +716,37 @@ class Ledger:
                 if old.ruling_status.get(rid) != new.ruling_status.get(rid) and rid in self._rulings_recorded:
                     start = min(start, self._rulings_recorded[rid])
             reset = new.retro_flags != old.retro_flags
-            self._res, self._dirty_corrections = new, False
+            self._res, self._res_n, self._dirty_corrections = new, n, False
+            self._cache_res(n, new)
         if start > self.last_seq:
             return start
         if reset:
             self._reset_state()
-            n, state, orphans = 0, self._state, self._orphans
+            n0, state, orphans, base = 0, self._state, self._orphans, self._tip
         elif start >= first_new:
             self._own_state()
-            n, state, orphans = self._folded, self._state, self._orphans
+            n0, state, orphans, base = self._folded, self._state, self._orphans, self._tip
         else:
-            keys = [c[0] for c in self._checkpoints]
-            del self._checkpoints[bisect.bisect_left(keys, start) :]
-            n, state, orphans = self._start_point(start)
+            self._checkpoints.drop_from(start)
+            n0, base, state, orphans = self._start_point(start)
+            self.refolded_from = min(self.refolded_from, start)
 
         def report(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
             if e.seq >= start:
                 sink(e, outcome, orphan, state)
 
         stop = len(self.entries)
-        self._fold(state, orphans, n, stop, self._res, checkpoints=self._checkpoints, sink=report)
+        self._tip = self._fold(
+            state,
+            orphans,
+            n0,
+            stop,
+            self._res,
+            series=self._checkpoints,
+            base=base,
+            recorded=self._recorded_ok(self._res, self.first_seq + n0 - 1),
+            sink=report,
+        )
         self._state, self._orphans, self._folded = state, orphans, len(self.entries)
         return start
 
@@ -474,16 +760,17 @@ class Ledger:
         return self._state
 
     @property
-    def orphans(self) -> dict[int, str]:
+    def orphans(self) -> Orphans:
+        """The orphans now (position -> reason), a frozen view."""
         self._catch_up()
-        return dict(self._orphans)
+        return self._orphans.view()
 
     @property
     def resolution(self) -> Resolution:
         self._catch_up()
         return self._res
 
-    def state_at(self, position: int, view: str = CORRECTED) -> tuple[Any, dict[int, str]]:
+    def state_at(self, position: int, view: str = CORRECTED) -> tuple[Any, Orphans]:
         """State and orphans after the fact at ``position``, in either time axis."""
         self._catch_up()
         if position < self.first_seq - 1 or position > self.last_seq:
@@ -494,28 +781,62 @@ class Ledger:
             )
         stop = position - self.first_seq + 1
         if view == CORRECTED:
-            res, first_diff = self._res, INF
-        elif view == RECORDED:
-            res = self.resolve(upto=position)
-            first_diff = self._first_difference(res, self._res)
-        else:
+            n, base, state, orphans = self._start_point(position + 1, upto_index=stop)
+            # fill the corrected checkpoints on the way (a restored ledger has few old ones)
+            self._fold(state, orphans, n, stop, self._res, series=self._checkpoints, base=base)
+            return state, orphans.view()
+        if view != RECORDED:
             raise InvalidInput(f"unknown view {view!r}: use corrected or recorded", field="view")
-        if res.retro_flags != self._res.retro_flags:
-            start, state = 0, self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
-            orphans: dict[int, str] = {}
-        else:
-            start, state, orphans = self._start_point(min(first_diff, position + 1), upto_index=stop)
-        self._fold(state, orphans, start, stop, res)
-        return state, orphans
+        res = self.resolve(upto=position)
+        n, state, orphans, base = self._recorded_start(position, res)
+        ok = self._recorded_ok(res, self.first_seq + n - 1, compute=64)
+        self._fold(state, orphans, n, stop, res, recorded=ok, rec_base=base)
+        return state, orphans.view()
+
+    def _recorded_start(self, position: int, res: Resolution) -> tuple[int, Any, OrphanLog, Base | None]:
+        """Where to start folding what the table believed at ``position`` (under ``res``): the
+        newest checkpoint, corrected or recorded, whose reading up to it agrees with ``res``
+        (and, as a delta base, that checkpoint when it is a recorded one)."""
+        stop = position - self.first_seq + 1
+        best_n = -1
+        best: tuple[Series, int] | None = None
+        if res.retro_flags == self._res.retro_flags:
+            d = self._first_difference(res, self._res)
+            j = self._checkpoints.latest_before(min(d, position + 1), stop)
+            if j is not None:
+                best_n, best = self._checkpoints.points[j].n, (self._checkpoints, j)  # type: ignore[union-attr]
+        rec = self._recorded
+        # the newest recorded checkpoint no correction after it (up to ``position``) reaches past
+        ks = self._corrections[: bisect.bisect_right(self._corrections, res.through)]
+        m, i = INF, len(ks)
+
+        def ok(p: Point) -> bool:
+            nonlocal m, i
+            while i > 0 and ks[i - 1] > p.seq:
+                i -= 1
+                m = min(m, self.reach(ks[i]))
+            return m > p.seq
+
+        j = rec.latest_before(position + 1, stop, ok=lambda p: p.n > best_n and ok(p))
+        if j is not None:
+            best = (rec, j)
+        if best is None:
+            state = self._initial(res)
+            return 0, state, OrphanLog(), None
+        series, j = best
+        got = _restored(series, j)
+        if got is None:  # its storage failed: look again without it
+            return self._recorded_start(position, res)
+        p, cp, orphans = got
+        return p.n, cp.clone(), orphans.fork(), (j, cp) if series is rec else None
 
     def replay(self, sink: Sink, *, upto: int | None = None, view: str = CORRECTED) -> Any:
         """Fold from the start, telling ``sink`` each fact's outcome (for logs and exports)."""
         self._catch_up()
         stop = len(self.entries) if upto is None else max(0, upto - self.first_seq + 1)
         res = self._res if view == CORRECTED else self.resolve(upto=upto)
-        state = self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
-        orphans: dict[int, str] = {}
-        self._fold(state, orphans, 0, stop, res, sink=sink)
+        state = self._initial(res)
+        self._fold(state, OrphanLog(), 0, stop, res, sink=sink)
         return state
 
     def replay_iter(
@@ -529,12 +850,8 @@ class Ledger:
         self._catch_up()
         stop = len(self.entries) if upto is None else max(0, upto - self.first_seq + 1)
         res = self._res if view == CORRECTED else self.resolve(upto=upto)
-        state = self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
-        orphans: dict[int, str] = {}
-        found: list[tuple[Entry, dict[str, Any] | None, str | None]] = []
-        for i in range(stop):
-            self._fold(state, orphans, i, i + 1, res, sink=lambda e, o, r: found.append((e, o, r)))
-            entry, outcome, orphan = found.pop()
+        state = self._initial(res)
+        for entry, outcome, orphan in self._steps(state, OrphanLog(), 0, stop, res):
             yield entry, outcome, orphan, state
 
     # ----------------------------------------------------------------- commands
@@ -553,12 +870,11 @@ class Ledger:
                 if self._reinterprets(entry) or fact_type in {"RulingRecorded", "RulingContested"}
                 else self._res
             )
-            state, orphans, checkpoints = self._refold_with(res, extra=entry)
-            before = set(self._orphans)
-            outcome = {
-                "orphaned": sorted(set(orphans) - before),
-                "no_longer_orphaned": sorted(before - set(orphans)),
-            }
+            state, orphans, series, tip, first = self._refold_with(res, extra=entry)
+            before = self._orphans.view()
+            now = orphans.view()
+            old, new = set(before.since(first)), set(now.since(first))
+            outcome = {"orphaned": sorted(new - old), "no_longer_orphaned": sorted(old - new)}
         else:
             state = self._state.clone()
             ctx = _Ctx(self._res.ruling_values)
@@ -570,8 +886,8 @@ class Ledger:
                 if rid not in self._res.ruling_status:
                     raise NotFound(f"no ruling {rid!r} has been recorded", field="ruling")
             outcome = self.ruleset.apply(state, fact_type, payload, ctx)
-            orphans, res, checkpoints = dict(self._orphans), self._res, list(self._checkpoints)
-        self._prepared = (entry.seq, state, orphans, res, checkpoints)
+            orphans, res, series, tip, first = self._orphans, self._res, self._checkpoints, self._tip, INF
+        self._prepared = _Prepared(entry.seq, state, orphans, res, series, tip, first)
         return outcome
 
     def _check_citations(self, payload: dict[str, Any]) -> None:
@@ -581,43 +897,44 @@ class Ledger:
 
     def _refold_with(
         self, res: Resolution, extra: Entry | None = None
-    ) -> tuple[Any, dict[int, str], list[Any]]:
-        """The present under another resolution, without touching the ledger."""
+    ) -> tuple[Any, OrphanLog, Series, Base | None, int]:
+        """The present under another resolution, without touching the ledger: state, orphans,
+        checkpoints, the newest checkpoint, and the first position whose reading changed."""
+        first = INF
         if res is self._res:
-            state, orphans, checkpoints = self._state.clone(), dict(self._orphans), list(self._checkpoints)
+            state, orphans, series, tip = self._state.clone(), self._orphans, self._checkpoints, self._tip
         elif res.retro_flags != self._res.retro_flags:
-            state = self.ruleset.initial_state({**self.base_flags, **res.retro_flags})
-            orphans, checkpoints = {}, []
-            self._fold(state, orphans, 0, len(self.entries), res, checkpoints=checkpoints)
+            first = self.first_seq
+            state = self._initial(res)
+            orphans, series = OrphanLog(), Series(self.checkpoint_every, self.full_every)
+            tip = self._fold(
+                state, orphans, 0, len(self.entries), res, series=series, base=(-1, state.clone())
+            )
         else:
             first = self._first_difference(self._res, res)
             if first > self.last_seq:
-                state, orphans, checkpoints = (
-                    self._state.clone(),
-                    dict(self._orphans),
-                    list(self._checkpoints),
-                )
+                state, orphans, series, tip = self._state.clone(), self._orphans, self._checkpoints, self._tip
             else:
-                keys = [c[0] for c in self._checkpoints]
-                checkpoints = self._checkpoints[: bisect.bisect_left(keys, first)]
-                n, state, orphans = self._start_point(first)
-                self._fold(state, orphans, n, len(self.entries), res, checkpoints=checkpoints)
+                series = self._checkpoints.copy()
+                series.drop_from(first)
+                n, base, state, orphans = self._start_point(first, series=series)
+                tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
-        return state, orphans, checkpoints
+        return state, orphans, series, tip, first
 
     def check_reference(self, entry: Entry) -> None:
         """Refuse a correction that points at nothing sensible."""
         p, t = entry.payload, entry.type
         res = self._res
         if t == "FactRevoked":
-            target = self.entry(p["target"])
+            target = self._target(p["target"])
             if target.seq in res.revoked:
                 raise RuleViolation(
                     f"fact {target.seq} is already revoked", field="target", code="ALREADY_REVOKED"
                 )
         elif t == "FactRestored":
-            rev = self.entry(p["revocation"])
+            rev = self._target(p["revocation"])
             if rev.type != "FactRevoked":
                 raise InvalidInput(f"fact {rev.seq} is a {rev.type}, not a revocation", field="revocation")
             restored = any(
@@ -631,7 +948,7 @@ class Ledger:
                     f"revocation {rev.seq} is no longer in force", field="revocation", code="NOT_REVOKED"
                 )
         elif t == "FactAmended":
-            target = self.entry(p["target"])
+            target = self._target(p["target"])
             if target.type in NOT_AMENDABLE:
                 raise InvalidInput(f"a {target.type} cannot be amended; revoke it instead", field="target")
             if target.seq in res.revoked:
@@ -641,7 +958,7 @@ class Ledger:
             current = res.amended.get(target.seq, target.payload)
             self.catalogue.validate(target.type, merge_patch(current, p["patch"]))
         elif t == "OutcomeOverridden":
-            target = self.entry(p["target"])
+            target = self._target(p["target"])
             if target.type in META_TYPES:
                 raise InvalidInput(f"a {target.type} has no derived outcome to override", field="target")
         elif t == "RulingRecorded":
@@ -653,7 +970,7 @@ class Ledger:
         elif t == "RulesFlagSet":
             p["value"] = self.ruleset.validate_flag(p["flag"], p["value"])
 
-    def what_if(self, proposals: list[tuple[str, dict[str, Any]]]) -> tuple[Any, dict[int, str]]:
+    def what_if(self, proposals: list[tuple[str, dict[str, Any]]]) -> tuple[Any, Orphans]:
         """Fold the present as it would be after the proposed corrections. Stores nothing."""
         self._catch_up()
         extra: list[Entry] = []
@@ -665,11 +982,11 @@ class Ledger:
             self.check_reference(e)
             extra.append(e)
         res = self.resolve(extra=extra)
-        state, orphans, _ = self._refold_with(res)
+        state, orphans, _, _, _ = self._refold_with(res)
         for e in extra:
             if e.type == "RulesFlagSet" and not e.payload.get("retroactive"):
                 state.flags[e.payload["flag"]] = e.payload["value"]
-        return state, orphans
+        return state, orphans.view()
 
     # ------------------------------------------------------------------ history
     def status(self, seq: int) -> list[str]:
@@ -681,7 +998,7 @@ class Ledger:
             flags.append("revoked")
         if seq in res.amended:
             flags.append("amended")
-        if seq in self._orphans:
+        if seq in self._orphans.view():
             flags.append("orphaned")
         if seq in res.overrides:
             flags.append("overridden")
@@ -712,36 +1029,42 @@ class Ledger:
         if start > stop:
             return
         i0 = start - self.first_seq
+        orphans: OrphanLog
         if view == CORRECTED:
             res = self._res
-            n, state, orphans = self._start_point(start)
-            self._fold(state, orphans, n, i0, res)
+            n, base, state, orphans = self._start_point(start)
+            self._fold(state, orphans, n, i0, res, series=self._checkpoints, base=base)
         elif view == RECORDED:
-            state, orphans = self.state_at(start - 1, RECORDED)
             res = self.resolve(upto=start - 1)
+            n, state, orphans, _ = self._recorded_start(start - 1, res)
+            self._fold(state, orphans, n, i0, res)
         else:
             raise InvalidInput(f"unknown view {view!r}: use corrected or recorded", field="view")
-        got: list[tuple[dict[str, Any] | None, str | None]] = []
-
-        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
-            got.append((outcome, orphan))
-
-        for i in range(i0, stop - self.first_seq + 1):
-            e = self.entries[i]
-            if (
-                view == RECORDED
-                and e.type in META_TYPES
-                and (self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested"))
-            ):
-                # a correction changes what the table believed from here on
-                state, orphans = self.state_at(e.seq, RECORDED)
+        i = i0
+        end = stop - self.first_seq + 1
+        while i < end:
+            # in the recorded view a correction changes what the table believed from there on,
+            # so the walk goes one stretch between corrections at a time
+            seg_end = end
+            if view == RECORDED:
+                k = bisect.bisect_right(self._corrections, self.first_seq + i - 1)
+                while k < len(self._corrections) and self._corrections[k] <= self.first_seq + end - 1:
+                    e = self.entry(self._corrections[k])
+                    if self._reinterprets(e) or e.type in ("RulingRecorded", "RulingContested"):
+                        seg_end = e.seq - self.first_seq
+                        break
+                    k += 1
+            if seg_end > i:
+                for e, outcome, orphan in self._steps(state, orphans, i, seg_end, res):
+                    yield e, outcome, orphan, state
+                i = seg_end
+            if i < end and view == RECORDED:
+                e = self.entries[i]
+                state, orphans_view = self.state_at(e.seq, RECORDED)
+                orphans = orphans_view.fork()
                 res = self.resolve(upto=e.seq)
                 yield e, None, None, state
-                continue
-            got.clear()
-            self._fold(state, orphans, i, i + 1, res, sink=sink)
-            outcome, orphan = got[0] if got else (None, None)
-            yield e, outcome, orphan, state
+                i += 1
 
     def payload_as_read(self, seq: int) -> dict[str, Any]:
         """A fact's effective (amended) payload under the resolution being folded now: safe to call
@@ -750,6 +1073,301 @@ class Ledger:
 
     def effective_payload(self, seq: int) -> dict[str, Any]:
         return self._payload(seq, self.resolution)
+
+    # ---------------------------------------------------------------- snapshots
+    def rules_digest(self) -> str:
+        """What any fold of this campaign depends on besides its facts: the ruleset and its
+        version, the effective starting flags and the fact catalogue's versions."""
+        return _digest(
+            {
+                "format": SNAPSHOT_FORMAT,
+                "ruleset": self.ruleset.id,
+                "version": str(self.ruleset.version),
+                "flags": self.base_flags,
+                "catalogue": dict(sorted(self.catalogue.versions.items())),
+            }
+        )
+
+    def fingerprint(self, upto: int | None = None) -> str:
+        """What a fold up to ``upto`` (all by default) depends on besides the facts themselves:
+        the ruleset and its version, the effective starting flags, the fact catalogue's
+        versions and the corrections made by then (each fact, payload included)."""
+        limit = self.last_seq if upto is None else upto
+        corrections = [
+            [e.seq, e.type, e.version, e.payload]
+            for e in (self.entry(s) for s in self._corrections if s <= limit)
+        ]
+        return _digest(
+            {
+                "ruleset": self.ruleset.id,
+                "version": str(self.ruleset.version),
+                "flags": self.base_flags,
+                "catalogue": dict(sorted(self.catalogue.versions.items())),
+                "corrections": corrections,
+            }
+        )
+
+    def capture(self) -> Capture:
+        """The present and the indexes, frozen for a snapshot: cheap (call it under the
+        campaign's lock), the expensive part (:meth:`Capture.to_json`) runs on any thread."""
+        self._catch_up()
+        watermark, self.refolded_from = self.refolded_from, INF
+        return Capture(
+            ruleset=self.ruleset,
+            position=self.last_seq,
+            count=len(self.entries),
+            last=_entry_digest(self.entries[-1]) if len(self.entries) else "",
+            state=self._state.clone(),
+            orphans=self._orphans.view(),
+            fingerprint=self.fingerprint(),
+            pinned=[self._pinned[s] for s in sorted(self._pinned)],
+            reach={k: v for k, v in self._reach.items()},
+            idempotency={k: list(v) for k, v in self._idempotency.items()},
+            correlation={k: list(v) for k, v in self._by_correlation.items()},
+            children={k: list(v) for k, v in self._children.items()},
+            citations={k: list(v) for k, v in self._citations.items()},
+            refolded_from=watermark,
+            series={CORRECTED: self._checkpoints.copy(), RECORDED: self._recorded.copy()},
+            state_cls=type(self._state),
+        )
+
+    # ------------------------------------------------------- persisted checkpoints
+    def adopt_stored(self, kind: str, rows: Iterable[tuple[int, int, bool]], load: PointLoader) -> list[int]:
+        """Checkpoints the owner persisted, as ``(position, through, full)``: each becomes a
+        point of the ``kind`` series (``corrected`` or ``recorded``) rebuilt through ``load``
+        when needed. Returns the positions that do not fit (folded under a reading a later
+        correction changed, or cut off from their full state) for the owner to delete; rows
+        folded under corrections this ledger does not know yet are left alone."""
+        series = self._checkpoints if kind == CORRECTED else self._recorded
+        series.load = load
+        self._loaders[kind] = load
+        known = self._corrections[-1] if self._corrections else 0
+        every = self.checkpoint_every
+        usable: set[int] = set()
+        bad: list[int] = []
+        for seq, through, full in sorted(rows):
+            n = seq - self.first_seq + 1
+            if n <= 0 or n % every or n > len(self.entries):
+                bad.append(seq)
+                continue
+            if kind == CORRECTED:
+                if through > known:
+                    continue
+                if not self._reads_alike(seq, through):
+                    bad.append(seq)
+                    continue
+            if not full and (seq - every) not in usable:
+                bad.append(seq)
+                continue
+            usable.add(seq)
+            series.add_stored(seq, n, through)
+        return bad
+
+    def _reads_alike(self, seq: int, through: int) -> bool:
+        """Whether a fold that took the corrections up to position ``through`` into account
+        reads every position up to ``seq`` as this ledger does now."""
+        lo = bisect.bisect_right(self._corrections, through)
+        return all(self.reach(k) > seq for k in self._corrections[lo:])
+
+    def mark_stored(self, kind: str, seqs: set[int] | frozenset[int]) -> None:
+        """The owner persisted these checkpoints: the older ones need not stay in memory."""
+        (self._checkpoints if kind == CORRECTED else self._recorded).mark_stored(seqs)
+
+    @classmethod
+    def restore(
+        cls,
+        ruleset: Any,
+        flags: dict[str, Any] | None,
+        data: Mapping[str, Any],
+        loader: EntryLoader,
+        *,
+        first_seq: int = 1,
+        window: int = 4096,
+        checkpoint_every: int = 256,
+        full_every: int = 64,
+    ) -> Ledger:
+        """A ledger that has folded the facts up to the snapshot's position, reading them
+        through ``loader`` when it needs them. Raises :class:`SnapshotMismatch` when the
+        snapshot was folded under other rules, flags or corrections, or is malformed."""
+        ledger = cls(
+            ruleset, flags, first_seq=first_seq, checkpoint_every=checkpoint_every, full_every=full_every
+        )
+        try:
+            if data.get("format") != SNAPSHOT_FORMAT:
+                raise SnapshotMismatch(f"snapshot format {data.get('format')!r}")
+            if data["ruleset"] != ruleset.id or data["ruleset_version"] != str(ruleset.version):
+                folded = f"{data['ruleset']} {data['ruleset_version']}"
+                raise SnapshotMismatch(f"folded by {folded}, not {ruleset.id} {ruleset.version}")
+            position, count = int(data["position"]), int(data["count"])
+            if position != first_seq + count - 1:
+                raise SnapshotMismatch("position and count disagree")
+            for raw in data["pinned"]:
+                e = ledger._upcast(Entry(int(raw[0]), raw[1], int(raw[2]), raw[3], raw[4], raw[5]))
+                ledger._pinned[e.seq] = e
+                if e.type in INDEXED:
+                    ledger._corrections.append(e.seq)
+                if e.type == "RulingRecorded":
+                    ledger._rulings_recorded[e.payload["ruling_id"]] = e.seq
+            ledger._corrections.sort()
+            idx = data["index"]
+            ledger._idempotency = {k: [int(s) for s in v] for k, v in idx["idempotency"].items()}
+            ledger._by_correlation = {k: [int(s) for s in v] for k, v in idx["correlation"].items()}
+            ledger._children = {int(k): [int(s) for s in v] for k, v in idx["children"].items()}
+            ledger._citations = {k: [int(s) for s in v] for k, v in idx["citations"].items()}
+            ledger._reach = {int(k): int(v) for k, v in idx["reach"].items()}
+            ledger.entries.attach(loader, window)
+            ledger.entries.skip_to(count)
+            if ledger.fingerprint() != data["fingerprint"]:
+                raise SnapshotMismatch("fingerprint mismatch: folded under other rules, flags or corrections")
+            if count:
+                try:
+                    last = [ledger._upcast(e) for e in loader(position, position)]
+                except MissingFacts:
+                    last = []
+                if len(last) != 1 or last[0].seq != position or _entry_digest(last[0]) != data["last"]:
+                    raise SnapshotMismatch(
+                        f"the store does not hold the fact at {position} the snapshot folded"
+                    )
+            ledger._res = ledger._resolve([ledger._pinned[s] for s in ledger._corrections])
+            ledger._res_n = len(ledger._corrections)
+            state = ruleset.load_state(data["state"])
+            orphans = OrphanLog((int(s), str(r)) for s, r in data["orphans"])
+        except SnapshotMismatch:
+            raise
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+            AttributeError,
+            IndexError,
+            AssertionError,
+            DomainError,
+        ) as exc:
+            raise SnapshotMismatch(f"malformed snapshot: {type(exc).__name__}: {exc}") from None
+        ledger._state, ledger._orphans, ledger._folded = state, orphans, count
+        ledger._tip = None
+        ledger.refolded_from = INF
+        return ledger
+
+
+@dataclass
+class Capture:
+    """A frozen copy of a ledger's present and indexes (see :meth:`Ledger.capture`)."""
+
+    ruleset: Any
+    position: int
+    count: int
+    last: str  # digest of the fact at ``position``: the store must still hold that very fact
+    state: Any
+    orphans: Orphans
+    fingerprint: str
+    pinned: list[Entry]
+    reach: dict[int, int]
+    idempotency: dict[str, list[int]]
+    correlation: dict[str, list[int]]
+    children: dict[int, list[int]]
+    citations: dict[str, list[int]]
+    refolded_from: int  # earliest position refolded since the previous capture (INF: none)
+    series: dict[str, Series]
+    state_cls: type
+
+    def point_rows(
+        self, kind: str, have: set[int], full_every: int = 128
+    ) -> Iterator[tuple[int, int, bool, dict[str, Any]]]:
+        """The checkpoints of the ``kind`` series still to persist, oldest first, as
+        ``(position, through, full, data)``: a delta from the one before when that one is
+        persisted (``have``: positions persisted, updated as rows are produced), else the full
+        state, and a full state every ``full_every`` checkpoints (rebuilding one reads the full
+        state before it and the deltas after it). ``have`` must not hold positions whose reading
+        changed (see ``refolded_from``). A checkpoint the ledger knows only from storage is
+        persisted already (by this process or another): never written again."""
+        series = self.series[kind]
+        dump = self.ruleset.dump_state
+        points = series.points
+        for j, p in enumerate(points):
+            if p is None or p.seq in have:
+                continue
+            if p.stored and p.delta is None and p.full is None:
+                have.add(p.seq)
+                continue
+            pred = points[j - 1] if j > 0 else None
+            chained = (
+                p.delta is not None
+                and pred is not None
+                and pred.seq in have
+                and pred.orphans is not None
+                and p.orphans is not None
+            )
+            if chained and (j + 1) % full_every:
+                d = p.delta
+                assert (
+                    d is not None and pred is not None and p.orphans is not None and pred.orphans is not None
+                )
+                keep, added = orphan_delta(pred.orphans, p.orphans)
+                data: dict[str, Any] = {
+                    "state": dump(partial_state(self.state_cls, d)),
+                    "gone": list(d.gone),
+                    "gone_encounters": list(d.gone_encounters),
+                    "orphans": {"keep": keep, "add": [[s, r] for s, r in added]},
+                }
+                full = False
+            else:
+                if not series._restorable(j):
+                    continue
+                _, state, orphans = series.restore(j)
+                data = {"state": dump(state), "orphans": [[s, r] for s, r in orphans.pairs()]}
+                full = True
+            have.add(p.seq)
+            yield p.seq, p.through, full, data
+
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot as JSON data (``Ledger.restore`` reads it back)."""
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "ruleset": self.ruleset.id,
+            "ruleset_version": str(self.ruleset.version),
+            "position": self.position,
+            "count": self.count,
+            "last": self.last,
+            "fingerprint": self.fingerprint,
+            "state": self.ruleset.dump_state(self.state),
+            "orphans": [[s, r] for s, r in self.orphans.pairs()],
+            "pinned": [[e.seq, e.type, e.version, e.payload, e.meta, e.timestamp] for e in self.pinned],
+            "index": {
+                "idempotency": self.idempotency,
+                "correlation": self.correlation,
+                "children": {str(k): v for k, v in self.children.items()},
+                "citations": self.citations,
+                "reach": {str(k): v for k, v in self.reach.items()},
+            },
+        }
+
+
+def _digest(value: Any) -> str:
+    body = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _upcast(catalogue: Any, entry: Entry) -> Entry:
+    entry.payload = catalogue.upcast(entry.type, entry.version, entry.payload)
+    return entry
+
+
+def _restored(series: Series, j: int) -> tuple[Point, Any, Orphans] | None:
+    """A checkpoint rebuilt, or None (and forgotten) when its storage cannot give it back."""
+    try:
+        return series.restore(j)
+    except (LookupError, ValueError):
+        series.forget(j)
+        return None
+
+
+def _entry_digest(e: Entry) -> str:
+    return _digest([e.seq, e.type, e.version, e.payload, e.meta])
+
+
+def _always(_: int) -> bool:
+    return True
 
 
 def _with_rulings(payload: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:

@@ -217,7 +217,10 @@ def import_(
         with bar("facts") as shown:
             writing = shown.add_task("storing", total=len(checked.facts))
             cid = app.import_campaign(
-                checked.header, checked.facts, progress=lambda stored: shown.update(writing, completed=stored)
+                checked.header,
+                checked.facts,
+                progress=lambda stored: shown.update(writing, completed=stored),
+                folded=checked.ledger,
             )
             token = AccessControl(app).grant_gm(cid)
     finally:

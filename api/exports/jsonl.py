@@ -99,6 +99,7 @@ class ImportRefused(Exception):
 class Validated:
     header: dict[str, Any]
     facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    ledger: Ledger | None = None  # the dry run's fold (the import's first snapshot)
 
 
 def _parse(number: int, raw: bytes | str) -> dict[str, Any]:
@@ -193,6 +194,7 @@ def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | 
         digest.update(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
     if out is None:
         raise ImportRefused(0, "the file is empty")
+    out.ledger = ledger
     if trailer is None:
         raise ImportRefused(
             number + 1,

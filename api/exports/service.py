@@ -77,4 +77,4 @@ def import_lines(
 ) -> UUID:
     """Validate a whole JSONL export, then store it as a new campaign (not served until complete)."""
     checked = jsonl.read_export(lines, progress)
-    return app.import_campaign(checked.header, checked.facts)
+    return app.import_campaign(checked.header, checked.facts, folded=checked.ledger)

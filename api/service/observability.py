@@ -219,6 +219,31 @@ PROJECTION_QUARANTINES = Counter(
 SUBSCRIPTIONS = Gauge(
     "chronicle_graphql_subscriptions_active", "GraphQL subscriptions streaming now.", registry=REGISTRY
 )
+CAMPAIGNS_CACHED = Gauge(
+    "chronicle_campaigns_cached", "Campaigns held in the command service's cache.", registry=REGISTRY
+)
+CACHE_FACTS = Gauge(
+    "chronicle_cache_facts",
+    "Facts the cached campaigns hold in memory (bounded by CHRONICLE_CACHE_MAX_FACTS).",
+    registry=REGISTRY,
+)
+CAMPAIGN_LOADS = Counter(
+    "chronicle_campaign_loads",
+    "Cold loads of a campaign, by source: a persisted snapshot and the facts after it, or every fact.",
+    ["source"],
+    registry=REGISTRY,
+)
+CAMPAIGNS_EVICTED = Counter(
+    "chronicle_campaigns_evicted",
+    "Campaigns dropped from the cache to keep it within bounds.",
+    registry=REGISTRY,
+)
+SNAPSHOTS = Counter(
+    "chronicle_snapshots",
+    "Snapshots of the fold by outcome: written, failed (to write), discarded (did not fit on load).",
+    ["outcome"],
+    registry=REGISTRY,
+)
 
 # Label values chosen by clients (operation names) are capped so a client cannot blow up
 # the number of series.

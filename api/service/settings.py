@@ -29,6 +29,13 @@ CHRONICLE_STORE_TIMEOUT              3                                 seconds a
 CHRONICLE_STATEMENT_TIMEOUT          60                                PostgreSQL: longest statement, seconds
                                                                        (0: no limit)
 CHRONICLE_READY_TIMEOUT              2                                 seconds /readyz waits for the store
+CHRONICLE_CACHE_MAX_FACTS            250000                            most facts the campaign cache holds in
+                                                                       memory; least recently used campaigns
+                                                                       beyond it are dropped
+CHRONICLE_LEDGER_WINDOW              10000                             recent facts of a campaign kept in
+                                                                       memory (older ones are read back)
+CHRONICLE_SNAPSHOT_EVERY             5000                              new facts after which a campaign's fold
+                                                                       is snapshotted (0: never)
 ===================================  ================================  =======================================
 
 ``CHRONICLE_DATABASE_URL`` takes one of:
@@ -93,6 +100,9 @@ SHUTDOWN_TIMEOUT = PREFIX + "SHUTDOWN_TIMEOUT"
 STORE_TIMEOUT = PREFIX + "STORE_TIMEOUT"
 STATEMENT_TIMEOUT = PREFIX + "STATEMENT_TIMEOUT"
 READY_TIMEOUT = PREFIX + "READY_TIMEOUT"
+CACHE_MAX_FACTS = PREFIX + "CACHE_MAX_FACTS"
+LEDGER_WINDOW = PREFIX + "LEDGER_WINDOW"
+SNAPSHOT_EVERY = PREFIX + "SNAPSHOT_EVERY"
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
 DEFAULT_HOST = "127.0.0.1"
@@ -108,6 +118,9 @@ DEFAULT_GRAPHQL_TIMEOUT = 10.0
 DEFAULT_STORE_TIMEOUT = 3
 DEFAULT_STATEMENT_TIMEOUT = 60
 DEFAULT_READY_TIMEOUT = 2.0
+DEFAULT_CACHE_MAX_FACTS = 250_000
+DEFAULT_LEDGER_WINDOW = 10_000
+DEFAULT_SNAPSHOT_EVERY = 5_000
 
 _SCHEME_HINT = "use sqlite:///path or postgresql://..."
 _POSTGRES_PARAMS = ("schema", "connect_timeout")
@@ -280,6 +293,12 @@ def _parse_whole_seconds(variable: str, raw: str, minimum: int, maximum: int) ->
     return int(raw)
 
 
+def _parse_count(variable: str, raw: str, minimum: int) -> int:
+    if not raw.strip().isdigit() or not minimum <= int(raw) <= 1 << 40:
+        raise ConfigError(variable, f"must be a whole number from {minimum} to {1 << 40}, got {raw!r}")
+    return int(raw)
+
+
 def _parse_log_level(raw: str) -> str:
     level = raw.strip().lower()
     if level not in LOG_LEVELS:
@@ -309,6 +328,9 @@ class Settings:
     store_timeout: int = DEFAULT_STORE_TIMEOUT
     statement_timeout: int = DEFAULT_STATEMENT_TIMEOUT
     ready_timeout: float = DEFAULT_READY_TIMEOUT
+    cache_max_facts: int = DEFAULT_CACHE_MAX_FACTS
+    ledger_window: int = DEFAULT_LEDGER_WINDOW
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
     database: Database = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -337,6 +359,14 @@ class Settings:
         _parse_whole_seconds(STORE_TIMEOUT, str(self.store_timeout), 1, 600)
         _parse_whole_seconds(STATEMENT_TIMEOUT, str(self.statement_timeout), 0, 86400)
         _parse_seconds(READY_TIMEOUT, str(self.ready_timeout))
+        for variable, value, minimum in (
+            (CACHE_MAX_FACTS, self.cache_max_facts, 1),
+            (LEDGER_WINDOW, self.ledger_window, 0),
+            (SNAPSHOT_EVERY, self.snapshot_every, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(variable, f"must be an integer, got {value!r}")
+            _parse_count(variable, str(value), minimum)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -375,6 +405,13 @@ class Settings:
             graphql["statement_timeout"] = _parse_whole_seconds(STATEMENT_TIMEOUT, raw, 0, 86400)
         if (raw := get(READY_TIMEOUT)) is not None:
             graphql["ready_timeout"] = _parse_seconds(READY_TIMEOUT, raw)
+        for variable, name, minimum in (
+            (CACHE_MAX_FACTS, "cache_max_facts", 1),
+            (LEDGER_WINDOW, "ledger_window", 0),
+            (SNAPSHOT_EVERY, "snapshot_every", 0),
+        ):
+            if (raw := get(variable)) is not None:
+                graphql[name] = _parse_count(variable, raw, minimum)
         return cls(
             database_url=get(DATABASE_URL) or DEFAULT_DATABASE_URL,
             host=get(HOST) or DEFAULT_HOST,

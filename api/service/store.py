@@ -119,7 +119,12 @@ def open_application(settings: Settings, environ: Mapping[str, str] | None = Non
         _probe_postgres(db, int(env["POSTGRES_CONNECT_TIMEOUT"]))
     pinned = {**env, **{_APP_PREFIX + key: value for key, value in env.items()}}
     try:
-        return ChronicleApplication(env=pinned)
+        return ChronicleApplication(
+            env=pinned,
+            cache_max_facts=settings.cache_max_facts,
+            ledger_window=settings.ledger_window,
+            snapshot_every=settings.snapshot_every,
+        )
     except (PersistenceError, sqlite3.Error, psycopg.Error, OSError) as exc:
         raise ConfigError(DATABASE_URL, f"cannot open {_where(db)}: {_reason(exc)}") from exc
 

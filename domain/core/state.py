@@ -55,8 +55,14 @@ class CreatureBase:
 
 
 C = TypeVar("C", bound=CreatureBase)
+T = TypeVar("T")
 _SLOTS: dict[type, tuple[str, ...]] = {}
 _GUARDED: dict[type, type] = {}
+
+
+def slot_names(cls: type) -> tuple[str, ...]:
+    """Every slot of ``cls`` and its bases, in declaration order (bases first)."""
+    return _slots(cls)
 
 
 def _slots(cls: type) -> tuple[str, ...]:
@@ -184,3 +190,154 @@ def changed_creatures(before: TableState, after: TableState) -> list[str]:
     creatures the same object."""
     old = before.creatures
     return [cid for cid, c in after.creatures.items() if old.get(cid) is not c]
+
+
+# ---------------------------------------------------------------------------- persisted form
+# A ruleset's ``dump_state`` / ``load_state`` (see ``domain.rulesets.Ruleset``) must round-trip a
+# state exactly through JSON. For a state made of slotted objects holding plain values (ints,
+# strings, booleans, None, lists, tuples, dicts, sets), these helpers do it.
+_TUPLE, _SET, _ITEMS = "__tuple__", "__set__", "__items__"
+_MARKERS = frozenset({_TUPLE, _SET, _ITEMS})
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` as JSON data, tuples, sets and non-string dictionary keys tagged so that
+    :func:`from_plain` gives back the same types."""
+    t = type(value)
+    if t is str or t is int or t is bool or t is float or value is None:
+        return value
+    if t is list:
+        return [to_plain(v) for v in value]
+    if t is dict:
+        if all(type(k) is str for k in value) and not (_MARKERS & value.keys()):
+            return {k: to_plain(v) for k, v in value.items()}
+        return {_ITEMS: [[to_plain(k), to_plain(v)] for k, v in value.items()]}
+    if t is tuple:
+        return {_TUPLE: [to_plain(v) for v in value]}
+    if t is set or t is frozenset:
+        return {_SET: sorted((to_plain(v) for v in value), key=repr)}
+    raise TypeError(f"cannot persist a {t.__name__} in a state (keep state plain: see domain.core.state)")
+
+
+def _pure(value: Any) -> bool:
+    """Whether ``value`` is JSON as it is (no tuple, set, non-string key or marker key)."""
+    t = type(value)
+    if t is str or t is int or t is bool or t is float or value is None:
+        return True
+    if t is list:
+        return all(_pure(v) for v in value)
+    if t is dict:
+        return (
+            all(type(k) is str for k in value)
+            and not (_MARKERS & value.keys())
+            and all(_pure(v) for v in value.values())
+        )
+    return False
+
+
+_TAGGED = "~"  # in a dumped object: the slots whose values carry tags (the others are JSON as they are)
+
+
+def from_plain(value: Any) -> Any:
+    """The inverse of :func:`to_plain`."""
+    t = type(value)
+    if t is list:
+        return [from_plain(v) for v in value]
+    if t is dict:
+        if len(value) == 1:
+            if _TUPLE in value:
+                return tuple(from_plain(v) for v in value[_TUPLE])
+            if _SET in value:
+                return {from_plain(v) for v in value[_SET]}
+            if _ITEMS in value:
+                return {from_plain(k): from_plain(v) for k, v in value[_ITEMS]}
+        return {k: from_plain(v) for k, v in value.items()}
+    return value
+
+
+def dump_object(obj: Any) -> dict[str, Any]:
+    """Every slot of ``obj`` that is set (the copy-on-write mark excepted) as JSON data. Values
+    that are JSON as they are go in as they are (serialise the result before the object
+    changes); the others are tagged (:func:`to_plain`) and listed under ``"~"``, so loading
+    walks only those."""
+    out: dict[str, Any] = {}
+    tagged = []
+    for name in _slots(type(obj)):
+        if name == "shared":
+            continue
+        try:
+            value = getattr(obj, name)
+        except AttributeError:
+            continue
+        if _pure(value):
+            out[name] = value
+        else:
+            out[name] = to_plain(value)
+            tagged.append(name)
+    if tagged:
+        out[_TAGGED] = tagged
+    return out
+
+
+def load_object(cls: type[T], data: dict[str, Any]) -> T:
+    """An object of ``cls`` with the slots :func:`dump_object` wrote (a creature unshared, and
+    guarded when :data:`GUARD` is on). ``data`` must be freshly decoded JSON: the object keeps
+    its containers."""
+    if issubclass(cls, CreatureBase):
+        obj: Any = object.__new__(_guarded(cls) if GUARD else cls)
+        object.__setattr__(obj, "shared", False)
+    else:
+        obj = object.__new__(cls)
+    slots = _SLOT_SETS.get(cls)
+    if slots is None:
+        slots = _SLOT_SETS[cls] = frozenset(_slots(cls))
+    put = object.__setattr__
+    tagged = data.get(_TAGGED, ())
+    for name, value in data.items():
+        if name not in slots:
+            if name == _TAGGED:
+                continue
+            raise ValueError(f"{cls.__name__} has no slot {name!r}")
+        put(obj, name, from_plain(value) if name in tagged else value)
+    return obj  # type: ignore[no-any-return]
+
+
+_SLOT_SETS: dict[type, frozenset[str]] = {}
+
+
+def dump_table(state: TableState) -> dict[str, Any]:
+    """A :class:`TableState` (and its subclass' slots) as JSON data: ``table`` (every slot but
+    the creatures and encounters), ``creatures`` and ``encounters`` (by id, in order). Each
+    creature and encounter is dumped on its own, so a state holding only some of them (a
+    checkpoint delta) dumps just those."""
+    table = {}
+    for name in _slots(type(state)):
+        if name not in ("creatures", "encounters"):
+            table[name] = to_plain(getattr(state, name))  # a few small values: always tagged form
+    return {
+        "table": table,
+        "creatures": {cid: dump_object(c) for cid, c in state.creatures.items()},
+        "encounters": {eid: dump_object(e) for eid, e in state.encounters.items()},
+    }
+
+
+def load_table(
+    cls: type[S], data: dict[str, Any], *, creature: type[Any], encounter: type[Any] | None = None
+) -> S:
+    """The inverse of :func:`dump_table` for a state class and its creature and encounter classes."""
+    state: Any = object.__new__(cls)
+    slots = _slots(cls)
+    for name, value in data["table"].items():
+        if name not in slots:
+            raise ValueError(f"{cls.__name__} has no slot {name!r}")
+        object.__setattr__(state, name, from_plain(value))
+    state.creatures = {cid: load_object(creature, c) for cid, c in data["creatures"].items()}
+    if data["encounters"] and encounter is None:
+        raise ValueError(f"{cls.__name__} has no encounter class but the data holds encounters")
+    state.encounters = (
+        {eid: load_object(encounter, e) for eid, e in data["encounters"].items()} if encounter else {}
+    )
+    missing = [n for n in slots if not hasattr(state, n)]
+    if missing:
+        raise ValueError(f"{cls.__name__} data lacks {', '.join(missing)}")
+    return state  # type: ignore[no-any-return]

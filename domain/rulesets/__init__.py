@@ -13,6 +13,8 @@ the copy-on-write table state and the one fold. A ruleset declares the rest:
 * views, all plain JSON and all per object so a request builds only what it shows:
   ``creature_view``, ``encounter_view``, ``campaign_view``; ``pending_rolls`` (what the
   current turn owes before it can end); ``tracks`` (the numbers an export charts);
+* ``dump_state`` / ``load_state``: the state as JSON and back, exactly (persisted snapshots
+  of the fold, so a restarted process does not refold a long campaign);
 * optionally ``narrator(markup)``: its :class:`~domain.core.narration.Narrator` (sentences for
   its facts, turn-boundary steps, per-encounter summary columns, timeline marks); without one
   the core narrator reads its facts generically.
@@ -136,6 +138,24 @@ class Ruleset(Protocol):
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """The numbers an export charts for one creature view, in drawing order."""
+        ...
+
+    # ------------------------------------------------------------ persisted snapshots
+    def dump_state(self, state: Any) -> dict[str, Any]:
+        """The state as JSON data (persisted snapshots and checkpoints, issue 21).
+
+        The contract: ``load_state(json.loads(json.dumps(dump_state(s))))`` is the same state as
+        ``s`` -- every slot, with its type (tuples stay tuples), so the fold continues from it
+        exactly as from ``s``. It must also work for a state holding only some creatures and
+        encounters (checkpoint deltas are dumped that way) and give back exactly those.
+        ``domain.core.state.dump_table`` / ``load_table`` do all of it for a ``TableState``
+        whose creatures and encounters are slotted objects of plain values. Persisted
+        snapshots are keyed by the ruleset's ``version``: change it whenever a rules change
+        would fold the same facts differently, and every snapshot is rebuilt."""
+        ...
+
+    def load_state(self, data: dict[str, Any]) -> Any:
+        """The state ``dump_state`` wrote (raise ``ValueError`` or ``KeyError`` on data it did not)."""
         ...
 
 

@@ -109,6 +109,7 @@ def _record_the_fight(database_url: str) -> tuple[UUID, str, str, str]:
                 "InitiativeRolled",
                 {"encounter_id": FIGHT, "creature": who, "roll": dice.roll("1d20", faces=[face])},
             )
+        app.record(cid, "TurnStarted", {"encounter_id": FIGHT})  # the warcaster's turn (ruling 18)
         target = {
             "target": "traze",
             "roll": dice.roll("1d20", faces=[12]),

@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.core import encounters as core_encounters
 from domain.core.narration import Markup
+from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.d20_house import attacks, hooks, rules
@@ -187,6 +188,15 @@ class D20House:
                 for k, v in sorted(state.attacks.items(), key=lambda kv: int(kv[0]))
             },
         }
+
+    # ------------------------------------------------------------ persisted snapshots
+    def dump_state(self, state: D20State) -> dict[str, Any]:
+        """The state as JSON (issue 21): the core's slotted-state dump. Encounters join it with
+        the core encounter engine (pass their class to ``load_table`` then)."""
+        return dump_table(state)
+
+    def load_state(self, data: dict[str, Any]) -> D20State:
+        return load_table(D20State, data, creature=Creature, encounter=core_encounters.Encounter)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """HP against the disabled / dying / dead thresholds (DH-10; they move with Stamina,

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.core import encounters as core_encounters
 from domain.core.narration import Markup
+from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.hero_surge import attempts, rounds, rules
@@ -103,6 +105,13 @@ class HeroSurge:
 
     def initial_state(self, flags: dict[str, Any]) -> HSState:
         return HSState(flags)
+
+    def dump_state(self, state: HSState) -> dict[str, Any]:
+        """The state as JSON for persisted snapshots: the core's slotted-state dump."""
+        return dump_table(state)
+
+    def load_state(self, data: dict[str, Any]) -> HSState:
+        return load_table(HSState, data, creature=Creature, encounter=core_encounters.Encounter)
 
     def validate_flag(self, flag: str, value: Any) -> Any:
         return validate_flag(flag, value)

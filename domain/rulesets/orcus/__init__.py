@@ -18,9 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import effects as core_effects
+from domain.core import encounters as core_encounters
 from domain.core import encounters as engine
 from domain.core.flags import document
 from domain.core.narration import Markup
+from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.orcus import attacks, encounter, rules, turns
@@ -82,6 +84,13 @@ class Orcus:
 
     def initial_state(self, flags: dict[str, Any]) -> OrcusState:
         return OrcusState(flags)
+
+    def dump_state(self, state: OrcusState) -> dict[str, Any]:
+        """The state as JSON for persisted snapshots: the core's slotted-state dump."""
+        return dump_table(state)
+
+    def load_state(self, data: dict[str, Any]) -> OrcusState:
+        return load_table(OrcusState, data, creature=Creature, encounter=core_encounters.Encounter)
 
     def validate_flag(self, flag: str, value: Any) -> Any:
         return validate_flag(flag, value)

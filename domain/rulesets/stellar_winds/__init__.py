@@ -6,6 +6,7 @@ from typing import Any
 
 from domain.core import encounters as core_encounters
 from domain.core.narration import Markup
+from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.stellar_winds import attacks, encounters, rules
@@ -143,6 +144,13 @@ class StellarWinds:
             "flags": dict(state.flags),
             "active_encounter": state.active_encounter,
         }
+
+    # ------------------------------------------------------------ persisted snapshots
+    def dump_state(self, state: SWState) -> dict[str, Any]:
+        return dump_table(state)
+
+    def load_state(self, data: dict[str, Any]) -> SWState:
+        return load_table(SWState, data, creature=Creature, encounter=core_encounters.Encounter)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         """Hit points (bloodied at half), wounds (dying at 0, B-SW-1..4) and healing surges."""

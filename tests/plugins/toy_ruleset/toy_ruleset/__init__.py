@@ -12,7 +12,7 @@ from typing import Any
 
 from domain import dice
 from domain.core.catalogue import CORE, opt, req
-from domain.core.state import CreatureBase, TableState, new_creature
+from domain.core.state import CreatureBase, TableState, dump_table, load_table, new_creature
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets import Track
 
@@ -210,6 +210,12 @@ class Toy:
 
     def pending_rolls(self, state: ToyState) -> list[tuple[str, dict[str, Any]]]:
         return []
+
+    def dump_state(self, state: ToyState) -> dict[str, Any]:
+        return dump_table(state)
+
+    def load_state(self, data: dict[str, Any]) -> ToyState:
+        return load_table(ToyState, data, creature=ToyCreature)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         hp = view["hit_points"]

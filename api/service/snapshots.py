@@ -1,0 +1,491 @@
+"""Persisted snapshots of the fold, in the event store's own database (issue 21).
+
+A snapshot row holds, for one campaign, the state after a position folded under a stated
+resolution: the ruleset and its ``version``, a fingerprint of the rules, flags and
+corrections it was folded under, and the ledger's indexes (corrections, rulings, idempotency
+keys, correlation and causation, each correction's reach), zlib-compressed JSON written by
+:meth:`domain.ledger.Capture.to_json`. A fresh process loads the newest valid snapshot and
+only the facts after it (:meth:`ChronicleApplication._load`); a snapshot that does not fit
+(other rules or flags, a mismatching fingerprint, a corrupt row) is deleted and the
+campaign is folded from its facts instead. A snapshot is derived data: dropping the table
+loses nothing but time.
+
+Beside the fold snapshots the table holds the ledger's checkpoints of both series
+(``corrected``, and ``recorded``: what the table believed), as full states and deltas from the
+checkpoint before, each row with the digest of the rules and flags it was folded under and, for
+a corrected one, the newest correction it took into account (``through``), so that a restored
+ledger adopts only those that still read like its own (``Ledger.adopt_stored``).
+
+The table, ``chronicle_snapshots``, is created like the library creates its own (``CREATE
+TABLE IF NOT EXISTS`` when the application starts with ``CREATE_TABLE``), schema-qualified
+on PostgreSQL like the events; the in-memory store keeps snapshots in a dictionary.
+
+Writing happens off the request path (:class:`SnapshotWriter`, one daemon thread): a
+command only notes that a campaign moved on; the writer takes a cheap capture under the
+campaign's lock (a clone of the state and copies of the indexes), then dumps, compresses
+and stores it without holding anything. A crash mid-write loses only the snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from api.service import observability
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CORRECTED",
+    "FOLD",
+    "RECORDED",
+    "MemorySnapshots",
+    "SnapshotRow",
+    "SnapshotStore",
+    "SnapshotWriter",
+    "decode",
+    "encode",
+    "snapshot_store",
+]
+
+TABLE = "chronicle_snapshots"
+FOLD = "fold"
+CORRECTED, RECORDED = "corrected", "recorded"  # the two checkpoint series
+KEEP = 2  # fold snapshots kept per campaign (the newest, and one before it should it be unreadable)
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    """One row: a fold snapshot (``kind`` ``fold``), or one persisted checkpoint of the
+    ``corrected`` or ``recorded`` series (``base``: a full state, else a delta from the
+    checkpoint before it; ``through``: the newest correction the fold that made it took into
+    account)."""
+
+    campaign_id: UUID
+    kind: str
+    position: int
+    ruleset: str
+    ruleset_version: str
+    fingerprint: str
+    written_at: str
+    data: bytes
+    through: int = 0
+    base: bool = True
+
+    def decode(self) -> dict[str, Any]:
+        """The row's JSON data (raises ValueError/zlib.error on a corrupt row)."""
+        return decode(self.data)
+
+
+def encode(data: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    out = json.loads(zlib.decompress(data))
+    if not isinstance(out, dict):
+        raise ValueError("a snapshot is a JSON object")
+    return out
+
+
+class SnapshotStore:
+    """Rows of ``chronicle_snapshots`` (the interface every backend shares)."""
+
+    def create_table(self) -> None:
+        raise NotImplementedError
+
+    def write(self, row: SnapshotRow) -> None:
+        """Store a fold snapshot (replacing one at the same position) and keep only the newest
+        ``KEEP`` of the campaign's."""
+        raise NotImplementedError
+
+    def write_points(self, rows: list[SnapshotRow]) -> None:
+        """Store checkpoint rows (replacing any at the same kind and position), in one go."""
+        raise NotImplementedError
+
+    def latest(self, campaign_id: UUID, kind: str = FOLD) -> list[SnapshotRow]:
+        """The campaign's rows of ``kind``, newest (highest position) first."""
+        raise NotImplementedError
+
+    def points(self, campaign_id: UUID) -> list[tuple[str, int, int, bool, str]]:
+        """The campaign's checkpoint rows, without their data: (kind, position, through, base,
+        fingerprint -- for a checkpoint, the digest of the rules and flags it was folded under)."""
+        raise NotImplementedError
+
+    def chain(self, campaign_id: UUID, kind: str, position: int) -> list[tuple[int, bool, bytes]]:
+        """The rows needed to rebuild the checkpoint at ``position``: the newest full one at or
+        before it and every row after that up to it, oldest first (position, base, data)."""
+        raise NotImplementedError
+
+    def delete(
+        self, campaign_id: UUID, kind: str | None = None, position: int | None = None, *, since: bool = False
+    ) -> None:
+        """Delete the campaign's rows (of ``kind``; at ``position``, or from it on with ``since``)."""
+        raise NotImplementedError
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+
+class MemorySnapshots(SnapshotStore):
+    """For the in-memory event store (tests, demos)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[UUID, str, int], SnapshotRow] = {}
+        self._lock = threading.Lock()
+
+    def create_table(self) -> None:
+        pass
+
+    def write(self, row: SnapshotRow) -> None:
+        with self._lock:
+            self._rows[(row.campaign_id, row.kind, row.position)] = row
+            mine = sorted(
+                (k for k in self._rows if k[:2] == (row.campaign_id, row.kind)), key=lambda k: -k[2]
+            )
+            for k in mine[KEEP:]:
+                del self._rows[k]
+
+    def write_points(self, rows: list[SnapshotRow]) -> None:
+        with self._lock:
+            for row in rows:
+                self._rows[(row.campaign_id, row.kind, row.position)] = row
+
+    def latest(self, campaign_id: UUID, kind: str = FOLD) -> list[SnapshotRow]:
+        with self._lock:
+            rows = [r for k, r in self._rows.items() if k[:2] == (campaign_id, kind)]
+        return sorted(rows, key=lambda r: -r.position)
+
+    def points(self, campaign_id: UUID) -> list[tuple[str, int, int, bool, str]]:
+        with self._lock:
+            return [
+                (r.kind, r.position, r.through, r.base, r.fingerprint)
+                for k, r in self._rows.items()
+                if k[0] == campaign_id and k[1] != FOLD
+            ]
+
+    def chain(self, campaign_id: UUID, kind: str, position: int) -> list[tuple[int, bool, bytes]]:
+        with self._lock:
+            rows = sorted(
+                (r for k, r in self._rows.items() if k[:2] == (campaign_id, kind) and k[2] <= position),
+                key=lambda r: r.position,
+            )
+        bases = [i for i, r in enumerate(rows) if r.base]
+        return [(r.position, r.base, r.data) for r in rows[bases[-1] :]] if bases else []
+
+    def delete(
+        self, campaign_id: UUID, kind: str | None = None, position: int | None = None, *, since: bool = False
+    ) -> None:
+        with self._lock:
+            for k in [
+                k
+                for k in self._rows
+                if k[0] == campaign_id
+                and kind in (None, k[1])
+                and (position is None or (k[2] >= position if since else k[2] == position))
+            ]:
+                del self._rows[k]
+
+    def count(self) -> int:
+        return len(self._rows)
+
+
+_COLUMNS = (
+    "campaign_id, kind, position, ruleset, ruleset_version, fingerprint, written_at, data, through, base"
+)
+
+
+class _SQLSnapshots(SnapshotStore):
+    """Shared SQL for SQLite and PostgreSQL (``%s`` placeholders, rewritten for SQLite)."""
+
+    placeholder = "%s"
+
+    def __init__(self, datastore: Any) -> None:
+        self.datastore = datastore
+
+    @contextmanager
+    def _cursor(self, commit: bool) -> Iterator[Any]:
+        with self.datastore.transaction(commit=commit) as curs:
+            yield curs
+
+    def _table(self) -> str:
+        return TABLE
+
+    def _q(self, query: str) -> str:
+        query = query.replace("{table}", self._table())
+        return query if self.placeholder == "%s" else query.replace("%s", self.placeholder)
+
+    def _ddl(self) -> str:
+        raise NotImplementedError
+
+    def create_table(self) -> None:
+        with self._cursor(True) as c:
+            c.execute(self._q(self._ddl()))
+
+    @staticmethod
+    def _values(row: SnapshotRow) -> tuple[Any, ...]:
+        return (
+            str(row.campaign_id),
+            row.kind,
+            row.position,
+            row.ruleset,
+            row.ruleset_version,
+            row.fingerprint,
+            row.written_at,
+            row.data,
+            row.through,
+            bool(row.base),
+        )
+
+    def _insert(self, c: Any, row: SnapshotRow) -> None:
+        # an upsert: another replica (or thread) may write the same row at the same time
+        updates = ", ".join(f"{n} = excluded.{n}" for n in _COLUMNS.split(", ")[3:])
+        c.execute(
+            self._q(
+                f"INSERT INTO {{table}} ({_COLUMNS}) VALUES ({', '.join(['%s'] * 10)}) "
+                f"ON CONFLICT (campaign_id, kind, position) DO UPDATE SET {updates}"
+            ),
+            self._values(row),
+        )
+
+    def write(self, row: SnapshotRow) -> None:
+        with self._cursor(True) as c:
+            self._insert(c, row)
+            c.execute(
+                self._q(
+                    "DELETE FROM {table} WHERE campaign_id = %s AND kind = %s AND position NOT IN "
+                    "(SELECT position FROM {table} WHERE campaign_id = %s AND kind = %s "
+                    f"ORDER BY position DESC LIMIT {KEEP})"
+                ),
+                (str(row.campaign_id), row.kind, str(row.campaign_id), row.kind),
+            )
+
+    def write_points(self, rows: list[SnapshotRow]) -> None:
+        if not rows:
+            return
+        with self._cursor(True) as c:
+            for row in rows:
+                self._insert(c, row)
+
+    @staticmethod
+    def _get(r: Any, i: int, name: str) -> Any:
+        return r[name] if isinstance(r, dict) else r[i]
+
+    def latest(self, campaign_id: UUID, kind: str = FOLD) -> list[SnapshotRow]:
+        with self._cursor(False) as c:
+            c.execute(
+                self._q(
+                    f"SELECT {_COLUMNS} FROM {{table}} WHERE campaign_id = %s AND kind = %s "
+                    "ORDER BY position DESC"
+                ),
+                (str(campaign_id), kind),
+            )
+            raw = c.fetchall()
+        names = [n.strip() for n in _COLUMNS.split(",")]
+        out = []
+        for r in raw:
+            v = [self._get(r, i, n) for i, n in enumerate(names)]
+            out.append(
+                SnapshotRow(
+                    UUID(str(v[0])),
+                    v[1],
+                    int(v[2]),
+                    v[3],
+                    v[4],
+                    v[5],
+                    v[6],
+                    bytes(v[7]),
+                    int(v[8]),
+                    bool(v[9]),
+                )
+            )
+        return out
+
+    def points(self, campaign_id: UUID) -> list[tuple[str, int, int, bool, str]]:
+        with self._cursor(False) as c:
+            c.execute(
+                self._q(
+                    "SELECT kind, position, through, base, fingerprint FROM {table} "
+                    "WHERE campaign_id = %s AND kind <> %s"
+                ),
+                (str(campaign_id), FOLD),
+            )
+            raw = c.fetchall()
+        names = ("kind", "position", "through", "base", "fingerprint")
+        return [
+            (str(v[0]), int(v[1]), int(v[2]), bool(v[3]), str(v[4]))
+            for v in ([self._get(r, i, n) for i, n in enumerate(names)] for r in raw)
+        ]
+
+    def chain(self, campaign_id: UUID, kind: str, position: int) -> list[tuple[int, bool, bytes]]:
+        cid = str(campaign_id)
+        with self._cursor(False) as c:
+            c.execute(
+                self._q(
+                    "SELECT position, base, data FROM {table} WHERE campaign_id = %s AND kind = %s "
+                    "AND position <= %s AND position >= (SELECT MAX(position) FROM {table} "
+                    "WHERE campaign_id = %s AND kind = %s AND base = %s AND position <= %s) ORDER BY position"
+                ),
+                (cid, kind, position, cid, kind, True, position),
+            )
+            raw = c.fetchall()
+        names = ("position", "base", "data")
+        return [
+            (int(v[0]), bool(v[1]), bytes(v[2]))
+            for v in ([self._get(r, i, n) for i, n in enumerate(names)] for r in raw)
+        ]
+
+    def delete(
+        self, campaign_id: UUID, kind: str | None = None, position: int | None = None, *, since: bool = False
+    ) -> None:
+        query, params = "DELETE FROM {table} WHERE campaign_id = %s", [str(campaign_id)]
+        if kind is not None:
+            query, params = query + " AND kind = %s", [*params, kind]
+        if position is not None:
+            query, params = (
+                query + (" AND position >= %s" if since else " AND position = %s"),
+                [*params, position],
+            )
+        with self._cursor(True) as c:
+            c.execute(self._q(query), tuple(params))
+
+    def count(self) -> int:
+        with self._cursor(False) as c:
+            c.execute(self._q("SELECT COUNT(*) AS n FROM {table}"))
+            row = c.fetchone()
+        return int(row["n"] if isinstance(row, dict) else row[0])
+
+
+class SQLiteSnapshots(_SQLSnapshots):
+    placeholder = "?"
+
+    def _ddl(self) -> str:
+        return (
+            "CREATE TABLE IF NOT EXISTS {table} (campaign_id TEXT NOT NULL, kind TEXT NOT NULL, "
+            "position INTEGER NOT NULL, ruleset TEXT NOT NULL, ruleset_version TEXT NOT NULL, "
+            "fingerprint TEXT NOT NULL, written_at TEXT NOT NULL, data BLOB NOT NULL, "
+            "through INTEGER NOT NULL, base BOOLEAN NOT NULL, PRIMARY KEY (campaign_id, kind, position))"
+        )
+
+
+class PostgresSnapshots(_SQLSnapshots):
+    def _table(self) -> str:
+        from psycopg import sql
+
+        return (
+            sql.SQL("{}.{}").format(sql.Identifier(self.datastore.schema), sql.Identifier(TABLE)).as_string()
+        )
+
+    def _ddl(self) -> str:
+        return (
+            "CREATE TABLE IF NOT EXISTS {table} (campaign_id TEXT NOT NULL, kind TEXT NOT NULL, "
+            "position BIGINT NOT NULL, ruleset TEXT NOT NULL, ruleset_version TEXT NOT NULL, "
+            "fingerprint TEXT NOT NULL, written_at TEXT NOT NULL, data BYTEA NOT NULL, "
+            "through BIGINT NOT NULL, base BOOLEAN NOT NULL, PRIMARY KEY (campaign_id, kind, position))"
+        )
+
+
+def snapshot_store(recorder: Any, create_table: bool) -> SnapshotStore:
+    """The snapshot table beside the application's events (``recorder``: its recorder)."""
+    module = type(recorder).__module__
+    store: SnapshotStore
+    if module == "eventsourcing.sqlite":
+        store = SQLiteSnapshots(recorder.datastore)
+    elif module == "eventsourcing.postgres":
+        store = PostgresSnapshots(recorder.datastore)
+    else:
+        store = MemorySnapshots()
+    if create_table:
+        store.create_table()
+    return store
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+# ------------------------------------------------------------------------------ the writer
+class SnapshotWriter:
+    """One daemon thread writing snapshots of the campaigns it is asked to (newest request wins).
+
+    ``write(campaign_id, campaign)`` is the application's: it takes the cheap capture under the
+    campaign's lock, then dumps, compresses and stores the rows without holding it.
+    """
+
+    def __init__(self, write: Callable[[UUID, Any], bool]) -> None:
+        self._write = write
+        self._pending: OrderedDict[UUID, Any] = OrderedDict()
+        self._cond = threading.Condition()
+        self._busy = False
+        self._stopped = False
+        self.written = 0
+        self.failed = 0
+        self._thread: threading.Thread | None = None  # started on the first request
+
+    def request(self, campaign_id: UUID, campaign: Any) -> None:
+        with self._cond:
+            if self._stopped:
+                return
+            self._pending[campaign_id] = campaign
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="chronicle-snapshots", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._pending) + (1 if self._busy else 0)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every requested snapshot is written (True) or ``timeout`` passes."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Write what is pending (up to ``timeout``; 0: drop it), then stop."""
+        if timeout > 0:
+            self.flush(timeout)
+        with self._cond:
+            self._stopped = True
+            self._pending.clear()
+            self._cond.notify_all()
+        if self._thread is not None and timeout > 0:
+            self._thread.join(timeout=1.0)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                campaign_id, campaign = self._pending.popitem(last=False)
+                self._busy = True
+            try:
+                if self._write(campaign_id, campaign):
+                    self.written += 1
+                    observability.SNAPSHOTS.labels("written").inc()
+            except Exception:  # a snapshot is an optimisation: never take the process down
+                self.failed += 1
+                observability.SNAPSHOTS.labels("failed").inc()
+                log.exception("writing the snapshot of campaign %s failed", campaign_id)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()

@@ -1,0 +1,514 @@
+"""Checkpoints of the fold that share what did not change.
+
+Two structures keep a long campaign's checkpoints small:
+
+* :class:`OrphanLog`: the fold produces orphans in position order, so the orphans of one
+  reading form an append-only list, and a checkpoint needs only its length (an
+  :class:`Orphans` view), never a copy. Forking a log (a refold from a checkpoint) shares
+  every full chunk with the original and copies only the partial last one.
+* :class:`Series`: a checkpoint every ``every`` facts, each stored as a :class:`Delta` from
+  the one before (the creatures and encounters whose object changed -- copy-on-write makes
+  that an identity test -- and the other slots of the state), with a full state only every
+  ``full_every`` checkpoints and at the newest one. Any checkpoint is rebuilt from the full
+  state before it plus the deltas after that: dense checkpoints at the memory cost of sparse
+  ones.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.core.state import slot_names
+
+__all__ = [
+    "Delta",
+    "OrphanLog",
+    "Orphans",
+    "Point",
+    "PointLoader",
+    "Series",
+    "apply_delta",
+    "delta_between",
+    "delta_of_state",
+    "orphan_delta",
+    "partial_state",
+    "rebuild",
+]
+
+CHUNK = 256
+
+
+class OrphanLog:
+    """The orphans of one reading, in position order: append-only, forked copy-on-write."""
+
+    __slots__ = ("_seqs", "_reasons", "_firsts", "_n")
+
+    def __init__(self, items: Iterable[tuple[int, str]] = ()) -> None:
+        self._seqs: list[list[int]] = []
+        self._reasons: list[list[str]] = []
+        self._firsts: list[int] = []
+        self._n = 0
+        for seq, reason in items:
+            self.append(seq, reason)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def append(self, seq: int, reason: str) -> None:
+        seqs = self._seqs
+        if not seqs or len(seqs[-1]) == CHUNK:
+            if seqs and seq <= seqs[-1][-1]:
+                raise AssertionError(f"orphan {seq} after {seqs[-1][-1]}: not in position order")
+            seqs.append([seq])
+            self._reasons.append([reason])
+            self._firsts.append(seq)
+        else:
+            last = seqs[-1]
+            if seq <= last[-1]:
+                raise AssertionError(f"orphan {seq} after {last[-1]}: not in position order")
+            last.append(seq)
+            self._reasons[-1].append(reason)
+        self._n += 1
+
+    def view(self, n: int | None = None) -> Orphans:
+        """The first ``n`` orphans (all by default), frozen: later appends do not show."""
+        return Orphans(self, self._n if n is None else n)
+
+    def fork(self, n: int | None = None) -> OrphanLog:
+        """A new log holding the first ``n`` orphans; full chunks are shared, not copied."""
+        n = self._n if n is None else n
+        out = OrphanLog()
+        full, rest = divmod(n, CHUNK)
+        out._seqs = self._seqs[:full]
+        out._reasons = self._reasons[:full]
+        out._firsts = self._firsts[:full]
+        if rest:
+            out._seqs.append(self._seqs[full][:rest])
+            out._reasons.append(self._reasons[full][:rest])
+            out._firsts.append(self._firsts[full])
+        out._n = n
+        return out
+
+
+class Orphans(Mapping[int, str]):
+    """A frozen view of the first ``n`` orphans of a log: position -> reason, in position order."""
+
+    __slots__ = ("_log", "_n")
+
+    def __init__(self, log: OrphanLog, n: int) -> None:
+        self._log = log
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _where(self, seq: int) -> tuple[int, int] | None:
+        log = self._log
+        k = bisect.bisect_right(log._firsts, seq) - 1
+        if k < 0:
+            return None
+        chunk = log._seqs[k]
+        i = bisect.bisect_left(chunk, seq)
+        if i < len(chunk) and chunk[i] == seq and k * CHUNK + i < self._n:
+            return k, i
+        return None
+
+    def __contains__(self, seq: object) -> bool:
+        return isinstance(seq, int) and self._where(seq) is not None
+
+    def __getitem__(self, seq: int) -> str:
+        found = self._where(seq) if isinstance(seq, int) else None
+        if found is None:
+            raise KeyError(seq)
+        return self._log._reasons[found[0]][found[1]]
+
+    def __iter__(self) -> Iterator[int]:
+        left = self._n
+        for chunk in self._log._seqs:
+            if left <= 0:
+                return
+            yield from chunk[:left] if left < len(chunk) else chunk
+            left -= len(chunk)
+
+    def pairs(self) -> Iterator[tuple[int, str]]:
+        left = self._n
+        for seqs, reasons in zip(self._log._seqs, self._log._reasons, strict=True):
+            if left <= 0:
+                return
+            take = min(left, len(seqs))
+            yield from zip(seqs[:take], reasons[:take], strict=True)
+            left -= take
+
+    def since(self, seq: int) -> list[int]:
+        """The orphaned positions at or after ``seq``."""
+        return [s for s in self if s >= seq] if self._n else []
+
+    def fork(self) -> OrphanLog:
+        return self._log.fork(self._n)
+
+    def __repr__(self) -> str:
+        return f"Orphans({dict(self.pairs())!r})"
+
+
+# ------------------------------------------------------------------------------ checkpoints
+@dataclass(slots=True)
+class Delta:
+    """What changed between two checkpoints of one fold."""
+
+    creatures: dict[str, Any]  # creatures whose object changed (or appeared), by id
+    encounters: dict[str, Any]
+    slots: dict[str, Any]  # every other slot of the state (shared with the previous delta when equal)
+    gone: tuple[str, ...] = ()  # creature ids no longer present
+    gone_encounters: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Point:
+    """A checkpoint: the state after ``n`` entries (the last at position ``seq``)."""
+
+    seq: int
+    n: int
+    orphans: Orphans | None  # None only for a point known from storage alone
+    delta: Delta | None  # from the checkpoint ``every`` entries before (None: not a delta)
+    full: Any | None  # the whole state (never changed once taken), or None (rebuild it)
+    through: int = 0  # the newest correction the fold that made it took into account
+    stored: bool = False  # persisted by the ledger's owner: the series' loader can rebuild it
+
+
+PointLoader = Callable[[int], tuple[Any, Orphans]]
+"""Rebuilds a stored checkpoint: position -> (a private copy of its state, its orphans)."""
+
+
+_TABLE = ("creatures", "encounters")
+
+
+def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) -> Delta | None:
+    """The delta from ``before`` to ``after`` (two checkpoints of one fold), or None when a
+    delta cannot reproduce ``after`` exactly (something was removed: dictionary order)."""
+    bc, ac = before.creatures, after.creatures
+    creatures = {cid: c for cid, c in ac.items() if not _alike(bc.get(cid), c)}
+    new = sum(1 for cid in creatures if cid not in bc)
+    if len(ac) - new != len(bc):
+        return None
+    be, ae = before.encounters, after.encounters
+    encounters = {eid: e for eid, e in ae.items() if not _alike(be.get(eid), e)}
+    new = sum(1 for eid in encounters if eid not in be)
+    if len(ae) - new != len(be):
+        return None
+    slots: dict[str, Any] = {}
+    for name in slot_names(type(after)):
+        if name in _TABLE:
+            continue
+        value = getattr(after, name)
+        if shared_slots is not None and name in shared_slots.slots:
+            old = shared_slots.slots[name]
+            if old is value or (type(old) is type(value) and old == value):
+                value = old
+        slots[name] = value
+    return Delta(creatures, encounters, slots)
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """The same object, or two objects of one class with equal slots (copy-on-write makes
+    identity the rule; after a refold, objects of two folds are compared by value)."""
+    if a is b:
+        return True
+    if a is None or type(a) is not type(b):
+        return False
+    for name in slot_names(type(a)):
+        if name == "shared":
+            continue
+        x, y = getattr(a, name, _MISSING), getattr(b, name, _MISSING)
+        if x is not y and (type(x) is not type(y) or x != y):
+            return False
+    return True
+
+
+_MISSING = object()
+
+
+def apply_delta(state: Any, d: Delta) -> None:
+    """Bring a private copy of the checkpoint before ``d`` to the checkpoint after it."""
+    state.creatures.update(d.creatures)
+    for cid in d.gone:
+        del state.creatures[cid]
+    encounters = state.encounters
+    for eid, e in d.encounters.items():
+        encounters[eid] = e if getattr(e, "state", None) == "ended" else e.clone()
+    for eid in d.gone_encounters:
+        del encounters[eid]
+    for name, value in d.slots.items():
+        if isinstance(value, dict):
+            value = dict(value)
+        elif isinstance(value, list):
+            value = list(value)
+        setattr(state, name, value)
+
+
+class Series:
+    """The checkpoints of one reading of the log, every ``every`` entries.
+
+    ``points[j]`` is the checkpoint after ``(j + 1) * every`` entries (None where there is
+    none). Full states are kept every ``full_every`` checkpoints and at the newest; the others
+    are rebuilt from deltas (:meth:`restore`), or through ``load`` from the ledger owner's
+    storage when they were persisted. Points are never changed once added (a series is copied
+    cheaply for a refold that may be abandoned), only replaced.
+    """
+
+    __slots__ = ("every", "full_every", "points", "tip", "load", "_rebuilt")
+    REBUILT_KEPT = 4  # stored checkpoints kept rebuilt (as-of queries near a few places)
+
+    def __init__(self, every: int, full_every: int = 64, load: PointLoader | None = None) -> None:
+        self.every = every
+        self.full_every = max(1, full_every)
+        self.points: list[Point | None] = []
+        # (index, state) of the newest checkpoint added, to compute the next delta from
+        self.tip: tuple[int, Any] | None = None
+        self.load = load
+        self._rebuilt: OrderedDict[int, tuple[Any, Orphans]] = OrderedDict()  # by position
+
+    def __len__(self) -> int:
+        return sum(1 for p in self.points if p is not None)
+
+    def __bool__(self) -> bool:
+        return any(p is not None for p in self.points)
+
+    def __iter__(self) -> Iterator[Point]:
+        return (p for p in self.points if p is not None)
+
+    def copy(self) -> Series:
+        out = Series(self.every, self.full_every, self.load)
+        out.points = list(self.points)
+        out.tip = self.tip
+        out._rebuilt = self._rebuilt  # rebuilt states are never changed: shared
+        return out
+
+    def has(self, n: int) -> bool:
+        j = n // self.every - 1
+        return 0 <= j < len(self.points) and self.points[j] is not None
+
+    def index(self, n: int) -> int:
+        return n // self.every - 1
+
+    def add(
+        self,
+        seq: int,
+        n: int,
+        state: Any,
+        orphans: Orphans,
+        base: tuple[int, Any] | None = None,
+        through: int = 0,
+    ) -> None:
+        """Add the checkpoint after ``n`` entries (``state`` is a clone nobody changes).
+
+        Its delta is taken from ``base`` (the index and state of the checkpoint before it in
+        the same fold) or, by default, from this series' newest checkpoint when that is the
+        one just before."""
+        j = n // self.every - 1
+        prev = base if base is not None else self.tip
+        delta = None
+        if prev is not None and prev[0] == j - 1:
+            before = self.points[j - 1] if 0 <= j - 1 < len(self.points) else None
+            delta = delta_between(prev[1], state, before.delta if before is not None else None)
+        points = self.points
+        if len(points) <= j:
+            points.extend([None] * (j + 1 - len(points)))
+        points[j] = Point(seq, n, orphans, delta, state, through)
+        self.tip = (j, state)
+        # the checkpoint before this one keeps its full state only at the full_every rhythm (and
+        # whenever the deltas before it cannot rebuild it)
+        k = j - 1
+        if 0 <= k < len(points):
+            p = points[k]
+            if (
+                p is not None
+                and p.full is not None
+                and (p.delta is not None or p.stored)
+                and (k + 1) % self.full_every
+                and (p.stored or (k > 0 and self._restorable(k - 1)))
+            ):
+                points[k] = Point(p.seq, p.n, p.orphans, p.delta, None, p.through, p.stored)
+
+    def add_stored(self, seq: int, n: int, through: int) -> None:
+        """A checkpoint known only from storage (rebuilt through ``load`` when needed)."""
+        j = n // self.every - 1
+        points = self.points
+        if len(points) <= j:
+            points.extend([None] * (j + 1 - len(points)))
+        if points[j] is None:
+            points[j] = Point(seq, n, None, None, None, through, True)
+
+    def mark_stored(self, seqs: set[int] | frozenset[int], keep_recent: int = 8) -> None:
+        """The owner persisted the checkpoints at these positions: older ones keep no state in
+        memory any more (the newest ``keep_recent`` and the full_every rhythm keep theirs)."""
+        points = self.points
+        last = len(points) - keep_recent
+        for j, p in enumerate(points):
+            if p is None or p.seq not in seqs:
+                continue
+            if j >= last or (p.full is not None and (j + 1) % self.full_every == 0):
+                if not p.stored:
+                    points[j] = Point(p.seq, p.n, p.orphans, p.delta, p.full, p.through, True)
+            elif p.delta is not None or p.full is not None or not p.stored:
+                points[j] = Point(p.seq, p.n, p.orphans, None, None, p.through, True)
+
+    def forget(self, j: int) -> None:
+        """Forget one checkpoint (its storage failed to rebuild it)."""
+        if 0 <= j < len(self.points):
+            p = self.points[j]
+            if p is not None:
+                self._rebuilt.pop(p.seq, None)
+            self.points[j] = None
+
+    def drop_from(self, seq: int) -> None:
+        """Forget the checkpoints at or after position ``seq`` (their reading changed)."""
+        points = self.points
+        j = len(points)
+        while j > 0 and (points[j - 1] is None or points[j - 1].seq >= seq):  # type: ignore[union-attr]
+            j -= 1
+        del points[j:]
+        while points and points[-1] is None:
+            points.pop()
+        if self.tip is not None and self.tip[0] >= len(points):
+            self.tip = None
+        for stale in [
+            k for k in self._rebuilt if k >= seq
+        ]:  # a checkpoint rebuilt there reads differently now
+            del self._rebuilt[stale]
+
+    def latest_before(
+        self, seq: int, upto_n: int | None = None, ok: Callable[[Point], bool] | None = None
+    ) -> int | None:
+        """Index of the newest restorable checkpoint strictly before position ``seq``."""
+        points = self.points
+        j = len(points) - 1
+        while j >= 0:
+            p = points[j]
+            if p is not None and p.seq < seq and (upto_n is None or p.n <= upto_n) and (ok is None or ok(p)):
+                if self._restorable(j):
+                    return j
+            j -= 1
+        return None
+
+    def _anchor(self, j: int) -> int | None:
+        """The newest checkpoint at or before ``j`` that stands on its own (a full state, or a
+        stored one), with only deltas between it and ``j``; None if the chain is broken."""
+        points = self.points
+        while j >= 0:
+            p = points[j]
+            if p is None:
+                return None
+            if p.full is not None or (p.stored and self.load is not None):
+                return j
+            if p.delta is None:
+                return None
+            j -= 1
+        return None
+
+    def _restorable(self, j: int) -> bool:
+        return self._anchor(j) is not None
+
+    def restore(self, j: int) -> tuple[Point, Any, Orphans]:
+        """The checkpoint at index ``j``, its state -- the kept object itself (never change it:
+        clone it first) when it is kept whole, else a private copy rebuilt from a full state or
+        from storage and the deltas after it -- and its orphans."""
+        points = self.points
+        p = points[j]
+        assert p is not None
+        k = self._anchor(j)
+        assert k is not None, f"checkpoint {p.seq} cannot be rebuilt"
+        anchor = points[k]
+        assert anchor is not None
+        if anchor.full is not None:
+            if k == j:
+                assert p.orphans is not None
+                return p, anchor.full, p.orphans
+            state = anchor.full.clone()
+            orphans = anchor.orphans
+        else:
+            assert self.load is not None
+            hit = self._rebuilt.get(anchor.seq)
+            if hit is None:
+                hit = self.load(anchor.seq)
+                self._rebuilt[anchor.seq] = hit
+                while len(self._rebuilt) > self.REBUILT_KEPT:
+                    self._rebuilt.popitem(last=False)
+            else:
+                self._rebuilt.move_to_end(anchor.seq)
+            state, orphans = hit[0].clone(), hit[1]
+        for i in range(k + 1, j + 1):
+            d = points[i].delta  # type: ignore[union-attr]
+            assert d is not None
+            apply_delta(state, d)
+        out = p.orphans if p.orphans is not None else orphans
+        assert out is not None
+        return p, state, out
+
+
+# ------------------------------------------------------------------------------ persisted form
+def partial_state(cls: type, d: Delta) -> Any:
+    """A state of class ``cls`` holding only what ``d`` changed (to dump a checkpoint delta)."""
+    state: Any = object.__new__(cls)
+    for name, value in d.slots.items():
+        setattr(state, name, value)
+    state.creatures = dict(d.creatures)
+    state.encounters = dict(d.encounters)
+    return state
+
+
+def delta_of_state(part: Any, gone: Iterable[str] = (), gone_encounters: Iterable[str] = ()) -> Delta:
+    """The delta a loaded partial state stands for (the inverse of :func:`partial_state`)."""
+    slots = {n: getattr(part, n) for n in slot_names(type(part)) if n not in _TABLE}
+    return Delta(dict(part.creatures), dict(part.encounters), slots, tuple(gone), tuple(gone_encounters))
+
+
+def orphan_delta(before: Orphans, after: Orphans) -> tuple[int, list[tuple[int, str]]]:
+    """How ``after`` differs from ``before``: (length of their common prefix, what follows it)."""
+    a, b = before._log, after._log
+    limit = min(len(before), len(after))
+    keep = 0
+    if a is b:
+        keep = limit
+    else:
+        for i in range(min(len(a._seqs), len(b._seqs))):
+            if keep >= limit:
+                break
+            ca, cb = a._seqs[i], b._seqs[i]
+            if ca is cb and a._reasons[i] is b._reasons[i]:
+                keep = min(limit, keep + len(ca))
+                continue
+            ra, rb = a._reasons[i], b._reasons[i]
+            m = 0
+            while m < len(ca) and m < len(cb) and keep < limit and ca[m] == cb[m] and ra[m] == rb[m]:
+                m += 1
+                keep += 1
+            if m < CHUNK:
+                break
+    added = [pair for k, pair in enumerate(after.pairs()) if k >= keep]
+    return keep, added
+
+
+def rebuild(ruleset: Any, rows: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[Any, Orphans]:
+    """A persisted checkpoint from its rows, oldest first: a full state, then the deltas after
+    it up to the checkpoint (as ``Capture.point_rows`` wrote them). Returns a private copy of
+    the state and its orphans."""
+    state: Any = None
+    orphans: list[tuple[int, str]] = []
+    for full, data in rows:
+        if full:
+            state = ruleset.load_state(data["state"])
+            orphans = [(int(s), str(r)) for s, r in data["orphans"]]
+            continue
+        if state is None:
+            raise ValueError("a checkpoint delta without the full state before it")
+        part = ruleset.load_state(data["state"])
+        apply_delta(state, delta_of_state(part, data.get("gone", ()), data.get("gone_encounters", ())))
+        keep = int(data["orphans"]["keep"])
+        orphans = orphans[:keep] + [(int(s), str(r)) for s, r in data["orphans"]["add"]]
+    if state is None:
+        raise ValueError("no rows")
+    return state, OrphanLog(orphans).view()

@@ -1,0 +1,193 @@
+"""A campaign's stored facts in position order, with only a window of them in memory.
+
+A long campaign does not fit in memory forever (a fact with its payload and envelope costs a
+few kilobytes decoded). :class:`Entries` keeps the most recent facts resident and reads older
+ones on demand, a page at a time, through an injected :class:`EntryLoader` -- a plain callable
+the application implements with its event store. Everything else in the ledger reads facts
+through it, so every ledger operation works the same whether the facts are resident or not;
+only the cost differs.
+
+Without a loader (a scratch ledger: an import's dry run, an export's private copy, a test)
+every fact stays resident, as before.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, overload
+
+__all__ = ["Entries", "Entry", "EntryLoader", "MissingFacts"]
+
+
+@dataclass(slots=True)
+class Entry:
+    """One stored fact at its position (``seq``) in the campaign."""
+
+    seq: int
+    type: str
+    version: int
+    payload: dict[str, Any]
+    meta: dict[str, Any]
+    timestamp: str = ""
+
+
+class EntryLoader(Protocol):
+    """Reads stored facts back: the entries at positions ``first`` .. ``last`` (inclusive), in
+    order, exactly as they were appended (payloads at their stored version; the ledger upcasts).
+    """
+
+    def __call__(self, first: int, last: int) -> Iterable[Entry]: ...
+
+
+class MissingFacts(LookupError):
+    """The loader did not return the facts asked for (the store lost them, or the wrong campaign)."""
+
+
+class Entries(Sequence[Entry]):
+    """Facts by index (index 0 is position ``first_seq``).
+
+    The resident part is ``_recent`` (indexes ``_base`` ..); older facts come from the loader
+    in pages of ``page`` facts, the last ``pages_kept`` of which are cached. Single facts asked
+    for by position (a correction's target, say) are read one by one (:meth:`point`).
+    """
+
+    def __init__(self, first_seq: int, prepare: Callable[[Entry], Entry] | None = None) -> None:
+        self.first_seq = first_seq
+        self._prepare = prepare
+        self._loader: EntryLoader | None = None
+        self._window: int | None = None
+        self._page = 512
+        self._pages_kept = 4
+        self._count = 0
+        self._base = 0
+        self._recent: list[Entry] = []
+        self._pages: OrderedDict[int, list[Entry]] = OrderedDict()
+        self.loads = 0  # loader calls so far (diagnostics and tests)
+
+    # ------------------------------------------------------------------ configuration
+    def attach(self, loader: EntryLoader, window: int, *, page: int = 512, pages_kept: int = 4) -> None:
+        """Read older facts through ``loader`` and keep about ``window`` recent ones resident."""
+        if window < 0 or page < 1 or pages_kept < 1:
+            raise ValueError("window >= 0, page >= 1 and pages_kept >= 1")
+        self._loader, self._window, self._page, self._pages_kept = loader, window, page, pages_kept
+        self._pages.clear()
+        self._trim()
+
+    @property
+    def paged(self) -> bool:
+        return self._loader is not None
+
+    @property
+    def resident(self) -> int:
+        """How many facts are held in memory (recent ones and cached pages)."""
+        return len(self._recent) + sum(len(p) for p in self._pages.values())
+
+    # ------------------------------------------------------------------ growing
+    def append(self, entry: Entry) -> None:
+        self._recent.append(entry)
+        self._count += 1
+        if self._window is not None and len(self._recent) > self._window + self._page:
+            self._trim()
+
+    def skip_to(self, count: int) -> None:
+        """Declare ``count`` facts stored without holding any (a ledger restored from a snapshot)."""
+        if self._count or self._loader is None:
+            raise AssertionError("skip_to needs an empty, paged list")
+        self._count = self._base = count
+
+    def _trim(self) -> None:
+        if self._window is None or self._loader is None:
+            return
+        drop = len(self._recent) - self._window
+        if drop <= 0:
+            return
+        del self._recent[:drop]
+        self._base += drop
+        # a cached page cut short by the old base is incomplete now
+        for pn in [pn for pn, p in self._pages.items() if len(p) < self._page]:
+            del self._pages[pn]
+
+    # ------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._count)
+            if step != 1:
+                return list(self.range(0, self._count))[index]
+            return list(self.range(start, stop))
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        if index >= self._base:
+            return self._recent[index - self._base]
+        pn = index // self._page
+        return self._load_page(pn)[index - pn * self._page]
+
+    def __iter__(self) -> Iterator[Entry]:
+        return self.range(0, self._count)
+
+    def range(self, start: int, stop: int) -> Iterator[Entry]:
+        """Entries ``start`` .. ``stop - 1`` (indexes), streamed a page at a time."""
+        i, stop = max(start, 0), min(stop, self._count)
+        while i < stop:
+            if i >= self._base:
+                recent, base = self._recent, self._base
+                for j in range(i - base, stop - base):
+                    yield recent[j]
+                return
+            pn = i // self._page
+            page = self._load_page(pn)
+            lo = pn * self._page
+            end = min(lo + len(page), stop)
+            for j in range(i - lo, end - lo):
+                yield page[j]
+            i = end
+
+    def holds(self, index: int) -> bool:
+        """Whether the entry at ``index`` is in memory (resident or in a cached page)."""
+        return 0 <= index < self._count and (index >= self._base or (index // self._page) in self._pages)
+
+    def point(self, index: int) -> Entry:
+        """One entry, without loading (or caching) its whole page when it is not resident."""
+        if index >= self._base or (index // self._page) in self._pages:
+            return self[index]
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        got = self._read(index, index)
+        return got[0]
+
+    def _load_page(self, pn: int) -> list[Entry]:
+        page = self._pages.get(pn)
+        if page is not None:
+            self._pages.move_to_end(pn)
+            return page
+        lo = pn * self._page
+        hi = min(lo + self._page, self._base) - 1
+        page = self._read(lo, hi)
+        self._pages[pn] = page
+        while len(self._pages) > self._pages_kept:
+            self._pages.popitem(last=False)
+        return page
+
+    def _read(self, lo: int, hi: int) -> list[Entry]:
+        if self._loader is None:
+            raise MissingFacts(f"facts {lo + self.first_seq}..{hi + self.first_seq} are not in memory")
+        first, last = lo + self.first_seq, hi + self.first_seq
+        self.loads += 1
+        got = list(self._loader(first, last))
+        if len(got) != last - first + 1 or any(e.seq != first + k for k, e in enumerate(got)):
+            raise MissingFacts(f"the store did not return facts {first}..{last} of this campaign")
+        if self._prepare is not None:
+            got = [self._prepare(e) for e in got]
+        return got

@@ -1,0 +1,281 @@
+"""Persisted snapshots of the fold, on SQLite and PostgreSQL (issue 21).
+
+A fresh process answers on a campaign by loading its newest valid snapshot and only the facts
+after it; a snapshot that disagrees with the log (a later correction reaching back before
+it, another ruleset version, other flags than it was folded under, a corrupt row, a row that
+belongs to another campaign) is discarded, and in every case the campaign reads exactly as a
+fold from scratch by a process that never saw a snapshot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.snapshots import FOLD, SnapshotRow
+from api.service.store import open_application
+from bench.generator import CampaignGenerator
+from domain.rulesets import get_ruleset
+
+HEADER = {"name": "Snapshots", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
+
+
+def facts(size: int, seed: int) -> list[tuple[str, int, dict[str, Any], dict[str, Any]]]:
+    gen = CampaignGenerator(size, seed=seed, corrections=0.05)
+    rules = get_ruleset("stellar-winds")
+    return [(t, rules.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+
+
+@pytest.fixture
+def opened(store: Settings) -> Iterator[Any]:
+    """``opened(**settings)``: an application on the test store (closed afterwards)."""
+    apps: list[ChronicleApplication] = []
+
+    def open_(**overrides: Any) -> ChronicleApplication:
+        app = open_application(dataclasses.replace(store, **overrides))
+        apps.append(app)
+        return app
+
+    yield open_
+    for app in apps:
+        app.close()
+
+
+def everything(app: ChronicleApplication, cid: UUID) -> dict[str, Any]:
+    """The whole present, orphans included, and a stretch of history as the table saw it."""
+    out = app.summary(cid)
+    ledger = app.ledger(cid)
+    mid = (ledger.first_seq + ledger.last_seq) // 2
+    out["as_of"] = app.summary(cid, mid, "recorded")
+    return out
+
+
+def scratch(opened: Any, cid: UUID) -> dict[str, Any]:
+    """The campaign folded from scratch by a process that reads no snapshot."""
+    return everything(opened(snapshot_every=0), cid)
+
+
+def seeded(opened: Any, size: int = 700, seed: int = 3) -> tuple[ChronicleApplication, UUID]:
+    app = opened()
+    cid = app.import_campaign(HEADER, facts(size, seed))
+    app.write_snapshot(cid)
+    return app, cid
+
+
+def test_a_fresh_process_loads_the_snapshot_and_only_the_facts_after_it(opened: Any) -> None:
+    app, cid = seeded(opened)
+    at = app.ledger(cid).last_seq
+    for minutes in (10, 20, 30):
+        app.advance_time(cid, minutes)
+    fresh = opened(ledger_window=5000)
+    got = everything(fresh, cid)
+    assert fresh.cache_stats["from_snapshot"] == 1
+    ledger = fresh.ledger(cid)
+    assert ledger.entries.resident <= 3 + ledger.entries._page  # the three new facts (and a page read back)
+    assert ledger.entries._count == at + 3 - 1
+    assert got == scratch(opened, cid)
+
+
+def test_a_snapshot_then_a_correction_reaching_back_before_it_refolds_like_from_scratch(opened: Any) -> None:
+    app, cid = seeded(opened)
+    early = next(e.seq for e in app.ledger(cid).entries if e.type == "AttackMade")
+    app.revoke(cid, early, "that attack never happened", cascade="fact")
+    fresh = opened()
+    got = everything(fresh, cid)
+    assert fresh.cache_stats["from_snapshot"] == 1
+    assert fresh.ledger(cid).refolded_from <= early  # the restored fold was redone from before it
+    assert got == scratch(opened, cid)
+    # the next snapshot is folded under the new reading
+    fresh.write_snapshot(cid)
+    again = opened()
+    assert everything(again, cid) == got
+    assert again.cache_stats["from_snapshot"] == 1
+
+
+def _rewrite(app: ChronicleApplication, cid: UUID, **changes: Any) -> None:
+    row = app.snapshots.latest(cid, FOLD)[0]
+    app.snapshots.write(dataclasses.replace(row, **changes))
+
+
+@pytest.mark.parametrize("case", ["ruleset version", "flags", "fingerprint", "corrupt row", "other campaign"])
+def test_a_snapshot_that_does_not_fit_is_discarded_and_the_fold_is_the_same(
+    opened: Any, case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, cid = seeded(opened)
+    rules = get_ruleset("stellar-winds")
+    if case == "ruleset version":
+        monkeypatch.setattr(type(rules), "version", "999")  # the rules changed since it was folded
+    elif case == "flags":  # a flag's default changed: the starting flags differ
+        monkeypatch.setattr(
+            type(rules), "flag_defaults", {**rules.flag_defaults, "sw.first_aid_stabilize_dc": 12}
+        )
+    elif case == "fingerprint":
+        import json
+        import zlib
+
+        data = json.loads(zlib.decompress(app.snapshots.latest(cid, FOLD)[0].data))
+        data["fingerprint"] = "f" * 64
+        _rewrite(app, cid, data=zlib.compress(json.dumps(data).encode()))
+    elif case == "corrupt row":
+        _rewrite(app, cid, data=b"\x00 not a snapshot")
+    else:
+        other = app.import_campaign(HEADER, facts(300, 9))
+        app.write_snapshot(other)
+        row = app.snapshots.latest(other, FOLD)[0]
+        app.snapshots.delete(cid)
+        app.snapshots.write(dataclasses.replace(row, campaign_id=cid))
+    fresh = opened()
+    got = everything(fresh, cid)
+    assert fresh.cache_stats["from_snapshot"] == 0
+    assert fresh.cache_stats["discarded"] == 1
+    assert fresh.snapshots.latest(cid, FOLD) == []  # the misfit is gone
+    assert got == scratch(opened, cid)
+
+
+def test_writing_snapshots_while_commands_run_loses_no_fact(opened: Any) -> None:
+    """The writer snapshots after every fact while four threads record: every fact is stored
+    once, and the campaign (and a process loading its last snapshot) reads as from scratch."""
+    app, cid = seeded(opened, size=300)
+    app.snapshot_every = 1
+    start = app.ledger(cid).last_seq
+    errors: list[BaseException] = []
+
+    def play(n: int) -> None:
+        try:
+            for k in range(15):
+                app.advance_time(cid, 1 + n * 100 + k)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert app.snapshot_writer is not None and app.snapshot_writer.flush(60)
+    assert app.snapshot_writer.failed == 0 and app.snapshot_writer.written > 0
+    ledger = app.ledger(cid)
+    assert ledger.last_seq == start + 60
+    added = sorted(e.payload["minutes"] for e in ledger.entries[start - 1 :])
+    assert added == sorted(1 + n * 100 + k for n in range(4) for k in range(15))
+    fresh = opened()
+    assert everything(fresh, cid) == everything(app, cid) == scratch(opened, cid)
+    assert fresh.cache_stats["from_snapshot"] == 1
+
+
+def test_the_snapshot_table_sits_beside_the_events(app: ChronicleApplication, store: Settings) -> None:
+    cid = app.import_campaign(HEADER, facts(120, 2))
+    app.write_snapshot(cid)
+    assert app.snapshots.count() == 1
+    row = app.snapshots.latest(cid, FOLD)[0]
+    assert isinstance(row, SnapshotRow)
+    assert (row.ruleset, row.ruleset_version, row.position) == (
+        "stellar-winds",
+        "1",
+        app.ledger(cid).last_seq,
+    )
+    if store.database.kind == "postgresql":  # schema-qualified like the events
+        from tests.conftest import connect
+
+        with connect(store.database) as conn:
+            found = conn.execute(
+                "SELECT table_schema FROM information_schema.tables WHERE table_name = 'chronicle_snapshots'"
+            ).fetchall()
+        assert (store.database.schema,) in found
+
+
+def lived(opened: Any, size: int, seed: int) -> tuple[ChronicleApplication, UUID]:
+    """A campaign played command by command (so its recorded checkpoints exist), snapshotted."""
+    app = opened()
+    cid = app.create_campaign("Lived")
+    for fact_type, _version, payload, meta in facts(size, seed):
+        app.record(cid, fact_type, payload, meta=meta)
+    app.write_snapshot(cid)
+    return app, cid
+
+
+def test_after_a_restart_as_of_and_early_corrections_start_from_persisted_checkpoints(opened: Any) -> None:
+    app, cid = lived(opened, 1100, 4)
+    rows = app.snapshots.points(cid)
+    assert {kind for kind, *_ in rows} == {"corrected", "recorded"}
+    assert any(not base for *_, base, _ in rows), "checkpoints after the first are stored as deltas"
+    fresh = opened()
+    ledger = fresh.ledger(cid)
+    fresh.summary(cid)
+    assert any(p.stored for p in ledger._checkpoints) and any(p.stored for p in ledger._recorded)
+    reference = opened(snapshot_every=0)
+    positions = [300, 555, 700, 1000]
+    for p in positions:
+        for view in ("corrected", "recorded"):
+            assert fresh.summary(cid, p, view) == reference.summary(cid, p, view), (p, view)
+    early = next(e.seq for e in ledger.entries if e.type == "AttackMade")
+    fresh.revoke(cid, early, "never happened")
+    assert everything(fresh, cid) == scratch(opened, cid)
+    fresh.write_snapshot(cid)  # the corrected checkpoints after the revoked fact are rewritten
+    after = opened(snapshot_every=0)
+    for p in positions:  # no checkpoint rebuilt before the revocation is used after it
+        assert fresh.summary(cid, p) == after.summary(cid, p), p
+    again = opened()
+    assert everything(again, cid) == everything(fresh, cid)
+
+
+def test_an_import_is_served_from_the_snapshot_its_validation_folded(opened: Any) -> None:
+    """The import's dry run went through the campaign fact by fact, as the table did: its fold
+    (what the table believed at every checkpoint included) becomes the new campaign's first
+    snapshot, so the imported campaign answers like the original without a refold."""
+    from api.exports import service
+
+    app, cid = lived(opened, 900, 6)
+    text = "".join(service.export(app, cid, "jsonl"))
+    new = service.import_lines(app, text.splitlines(keepends=True))
+    rows = app.snapshots.points(new)
+    assert app.snapshots.latest(new) and any(kind == "recorded" for kind, *_ in rows)
+    fresh = opened()
+    for p in (None, 300, 650, 880):
+        for view in ("corrected", "recorded"):
+            got, want = fresh.summary(new, p, view), app.summary(cid, p, view)
+            assert got == want, (p, view)
+    assert fresh.cache_stats["from_snapshot"] == 1
+    assert "".join(service.export(fresh, new, "jsonl")).splitlines()[1:] == text.splitlines()[1:]
+
+
+def test_facts_read_back_are_the_facts_the_library_decodes(app: ChronicleApplication) -> None:
+    """A paged ledger's loader decodes stored rows itself: it must give exactly the entries the
+    library's own event objects give (payloads, envelopes, timestamps)."""
+    cid = app.import_campaign(HEADER, facts(200, 7))
+    ours = app._loader(cid)(2, app.ledger(cid).last_seq)
+    theirs = [e.entry() for e in app.events.get(cid, gt=1)]  # type: ignore[attr-defined]
+    assert ours == theirs and len(ours) == app.ledger(cid).last_seq - 1
+
+
+def test_two_processes_snapshotting_one_campaign_at_once_both_succeed(opened: Any) -> None:
+    """Replicas write the same campaign's snapshot rows concurrently: upserts, no conflict."""
+    first, cid = seeded(opened, size=700)
+    first.advance_time(cid, 5)
+    apps = [opened(), opened(), opened()]
+    for app in apps:
+        app.campaign(cid)
+        app._points_have.pop(cid, None)  # as if nothing were stored yet: every row is written
+    errors: list[BaseException] = []
+
+    def write(app: ChronicleApplication) -> None:
+        try:
+            app.write_snapshot(cid)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(app,)) for app in apps]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert everything(opened(), cid) == scratch(opened, cid)
