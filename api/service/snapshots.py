@@ -397,11 +397,12 @@ class PostgresSnapshots(_SQLSnapshots):
 
 def snapshot_store(recorder: Any, create_table: bool) -> SnapshotStore:
     """The snapshot table beside the application's events (``recorder``: its recorder)."""
-    module = type(recorder).__module__
+    # By the library class it derives from: PostgreSQL recorders are api.service.pgstore's.
+    modules = {cls.__module__ for cls in type(recorder).__mro__}
     store: SnapshotStore
-    if module == "eventsourcing.sqlite":
+    if "eventsourcing.sqlite" in modules:
         store = SQLiteSnapshots(recorder.datastore)
-    elif module == "eventsourcing.postgres":
+    elif "eventsourcing.postgres" in modules:
         store = PostgresSnapshots(recorder.datastore)
     else:
         store = MemorySnapshots()

@@ -48,3 +48,7 @@ def test_the_readme_says_that_make_test_installs_chromium_with_apt_get_as_root()
         "`chromium` with `apt-get`" in said
     )
     assert "apt-get install" in MAKEFILE and '"$$(id -u)" = 0' in MAKEFILE  # and that is what it does
+
+
+def test_the_readme_starts_with_the_two_commands_that_set_up_a_fresh_machine() -> None:
+    assert commands("# Chronicle\n") == ["make run", "make test"]
