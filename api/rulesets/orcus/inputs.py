@@ -358,7 +358,11 @@ class OrcusAttackInput(MutationInput):
     damage: DiceInput | None = strawberry.field(
         default=None, description="The damage dice (default: the server rolls the power's damage)."
     )
-    action: OrcusActionKind | None = None
+    action: OrcusActionKind | None = strawberry.field(
+        default=OrcusActionKind.STANDARD,
+        description="The action it takes in a running encounter (null: none of the economy, e.g. a "
+        "secondary attack).",
+    )
 
 
 # ------------------------------------------------------------------ powers, actions, action points
@@ -366,7 +370,10 @@ class OrcusAttackInput(MutationInput):
 class OrcusUsePowerInput(MutationInput):
     character_id: strawberry.ID
     power_id: str
-    action: OrcusActionKind | None = None
+    action: OrcusActionKind | None = strawberry.field(
+        default=OrcusActionKind.STANDARD,
+        description="The action it takes in a running encounter (null: none of the economy).",
+    )
 
 
 @strawberry.input(
