@@ -220,7 +220,7 @@ def create_demo(app: ChronicleApplication) -> UUID:
     o.spend_action_point(cid, "mira", "standard")  # OR-7: one more standard action
     # Strike: 14 + 5 = 19 vs AC 16; 1d8 (6) + 3 = 9: the ogre 52 -> 43
     o.attack(cid, "mira", STRIKE, [{"target": "ogre", "face": 14}], damage_faces=[6], action="standard")
-    o.take_action(cid, ENCOUNTER, "mira", "swift", name="shouts to Tam: the ward!")
+    o.take_action(cid, ENCOUNTER, "mira", "swift", name="shouts to Tam to raise the ward")
     end_turn()
 
     start_turn("ogre")
