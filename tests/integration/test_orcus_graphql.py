@@ -484,6 +484,16 @@ def test_revoking_the_breath_orphans_the_recharge_roll_the_saves_and_the_death_s
     roll no longer applies, ruling 24), nobody burned (the saves have no effect to save against) and
     Tam never fell (the death save: not dying). As-of in both views."""
     at = play_the_den(t)
+    # what-if first: it previews the same orphans and changes and stores nothing
+    before = t.position()
+    q = (
+        "query($id: ID!, $p: Int!) { campaign(id: $id) { whatIf(corrections: [{revoke: {position: $p, "
+        'reason: "what if"}}]) { newlyOrphaned changes { creatureId } } } }'
+    )
+    preview = t.g.ok(q, {"id": t.campaign, "p": at["breath"]}, t.gm)["campaign"]["whatIf"]
+    assert {at["recharge"], at["death_save"], at["tam_save_1"]} <= set(preview["newlyOrphaned"])
+    assert {"mira", "tam", "ogre"} <= {c["creatureId"] for c in preview["changes"]}
+    assert t.position() == before
     t.do("revokeFact", position=at["breath"], reason="the ogre was still surprised")
     orphans = t.orphans()
     assert "not expended" in orphans[at["recharge"]]
