@@ -666,3 +666,20 @@ def test_every_orcus_character_answers_as_orcus_character(t: Table) -> None:
         0,
         1,
     )
+
+
+def test_a_player_records_for_their_own_hero_only(t: Table) -> None:
+    """The GM records anything; a player's token acts for its own characters (docs/api.md, tokens)."""
+    from tests.graphql_helpers import issue
+
+    player = issue(t.g, t.cid, t.gm, "PLAYER", [t.ch("mira")])
+    own = t.g.mutate("orcusRally", {"campaignId": t.campaign, "characterId": t.ch("mira")}, player)
+    assert own["userErrors"] == [] and own["facts"][0]["type"] == "RallyUsed"
+    before = t.position()
+    other = t.g.mutate("orcusRally", {"campaignId": t.campaign, "characterId": t.ch("tam")}, player)
+    assert [e["code"] for e in other["userErrors"]] == ["FORBIDDEN"]
+    sheet = t.g.mutate(
+        "orcusSetLevel", {"campaignId": t.campaign, "characterId": t.ch("mira"), "level": 9}, player
+    )
+    assert [e["code"] for e in sheet["userErrors"]] == ["FORBIDDEN"]  # levels are the GM's (ruling 3)
+    assert t.position() == before
