@@ -21,13 +21,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 D20_SECTION = "## 10. Another game system: the d20 house rules"
+ORCUS_SECTION = "## 11. Another game system: Orcus"
 
 
 def operations(section: str | None = None) -> dict[str, str]:
-    """The guide's operations by name (only those after the heading ``section`` when given)."""
+    """The guide's operations by name (only those of the section under the heading ``section``,
+    up to the next one, when given)."""
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
     if section is not None:
-        text = text.split(section, 1)[1]
+        text = text.split(section, 1)[1].split("\n## ", 1)[0]
     ops: dict[str, str] = {}
     for block in re.findall(r"```graphql\n(.*?)```", text, re.S):
         for op in re.split(r"\n(?=(?:query|mutation|subscription) )", block.strip()):
@@ -132,9 +134,10 @@ def test_the_guide_session_plays_through() -> None:
         assert mine["campaign"]["viewer"]["role"] == "VIEWER"
         assert run("Sheet", gm, traze=goblin)["character"]["hitPoints"]["current"] == 30
         # Every query and mutation the guide shows was played (its subscription has its own e2e
-        # tests over a real WebSocket: tests/e2e/test_graphql.py; the d20 section is played below).
+        # tests over a real WebSocket: tests/e2e/test_graphql.py; the d20 and Orcus sections are
+        # played below).
         shown = {name for name, op in ops.items() if not op.startswith("subscription")}
-        assert ran == shown - set(operations(D20_SECTION))
+        assert ran == shown - set(operations(D20_SECTION)) - set(operations(ORCUS_SECTION))
 
 
 def test_the_d20_section_plays_through() -> None:
@@ -165,4 +168,52 @@ def test_the_d20_section_plays_through() -> None:
         assert (hurt["hitPoints"]["current"], hurt["lifeState"], hurt["band"]) == (-1, "DISABLED", "DISABLED")
         refused = run("Bleed", gm, campaign=campaign, gnoll=gnoll)["d20Stabilize"]["userErrors"]
         assert refused == shown_answer("mutation Bleed")
+        assert ran == set(ops)
+
+
+def test_the_orcus_section_plays_through() -> None:
+    """RULES.md A4 numbers as the guide works them: a natural 20 deals the maximum of 2d6+4 (16)
+    plus the 1d6 (3) bonus rolled for Mira: 30 -> 11 (OR-11, B-OR-4, B-OR-5); Rally heals a surge
+    (floor(30 / 4) = 7, A4.9): 18; a second Rally is refused (OR-9)."""
+    ops = operations(ORCUS_SECTION)
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        ran: set[str] = set()
+
+        def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            ran.add(name)
+            return g.ok(ops[name], variables, token)
+
+        created = run("CreateDen", key=str(uuid.uuid4()))["createCampaign"]
+        gm, campaign = created["gmToken"], created["campaign"]["id"]
+        assert created["campaign"]["ruleset"] == "orcus"
+        mira = run("RegisterMira", gm, campaign=campaign)["orcusRegisterCreature"]["character"]
+        assert (mira["level"], mira["xpLevel"], mira["bloodiedValue"], mira["diesAt"]) == (3, 3, 15, -15)
+        assert mira["healingSurges"] == {"remaining": 6, "value": 7} and mira["actionPoints"]["current"] == 1
+        ogre = run("RegisterOgre", gm, campaign=campaign)["orcusRegisterCreature"]["character"]["id"]
+        breath = run("Breath", gm, campaign=campaign, ogre=ogre, mira=mira["id"])["orcusAttack"]
+        assert breath["userErrors"] == []
+        hit = breath["facts"][0]["outcome"]["targets"][0]
+        assert (
+            hit["crit"],
+            hit["damage"]["maximum"],
+            hit["damage"]["crit_bonus"],
+            hit["damage"]["amount"],
+        ) == (
+            True,
+            16,
+            3,
+            19,
+        )
+        burnt = {c["name"]: c for c in breath["characters"]}["Mira"]
+        assert (burnt["hitPoints"]["current"], burnt["bloodied"]) == (11, True)
+        assert [(p["type"], p["amount"]) for p in burnt["persistentDamage"]] == [("fire", 5)]
+        seen = run("Mira", gm, id=mira["id"])["character"]
+        assert seen["orcusEffects"][0]["saveEnds"] is True
+        assert seen["orcusEffects"][0]["firstFailedSave"]["components"] == [{"condition": "dazed"}]
+        rallied = run("Rally", gm, campaign=campaign, mira=mira["id"])["orcusRally"]
+        assert rallied["userErrors"] == [] and rallied["characters"][0]["hitPoints"]["current"] == 18
+        again = run("Rally", gm, campaign=campaign, mira=mira["id"])["orcusRally"]["userErrors"]
+        assert again == shown_answer("Rallying again is")
         assert ran == set(ops)

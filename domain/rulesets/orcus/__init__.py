@@ -31,6 +31,7 @@ from domain.rulesets.orcus.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.orcus.life import dies_at
 from domain.rulesets.orcus.narrate import OrcusNarrator
 from domain.rulesets.orcus.state import Creature, OrcusState, current_level, surge_value, xp_level
+from domain.rulesets.orcus.tables import DEFENSES
 
 HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attacks.HANDLERS, **turns.HANDLERS, **encounter.HANDLERS}
 
@@ -64,6 +65,16 @@ ERROR_CODES: dict[str, str] = {
     ),
 }
 """The refusal codes Orcus's rules add to the core's (``domain.errors.CORE_CODES``)."""
+
+
+def _defenses_now(c: Creature, mode: str) -> dict[str, dict[str, Any]]:
+    """Each defense now with its parts (the sheet's first), as an attack meets it (A4.9 conditions,
+    effects)."""
+    out = {}
+    for d in DEFENSES:
+        value, parts = attacks.defense_of(c, d, mode)
+        out[d] = {"value": value, "parts": parts}
+    return out
 
 
 class Orcus:
@@ -150,6 +161,7 @@ class Orcus:
                 for pid, power in sorted(c.powers.items())
             },
             "defenses": dict(c.defenses),
+            "defenses_now": _defenses_now(c, flags["or.placeholder.conditions"]),
             "resist": dict(c.resist),
             "vuln": dict(c.vuln),
             # the A4.9 placeholder pack

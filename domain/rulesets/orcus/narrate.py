@@ -180,12 +180,27 @@ class OrcusNarrator(Narrator):
         return " ".join(out)
 
     # ------------------------------------------------------------ powers, action points
+    def power_name(self, cid: Any, pid: Any, state: Any) -> str:
+        """A power's name from the creature's sheet (its id when the sheet does not have it)."""
+        creatures = getattr(state, "creatures", None)
+        c = creatures.get(cid) if creatures is not None else None
+        power = c.powers.get(pid) if c is not None else None
+        return self.m.esc(str(power["name"] if power else pid))
+
+    def _ActionTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s)
+        kind = str(p["action"])
+        article = "an" if kind[0] in "aeiou" else "a"
+        instead = f" (instead of a {p['substitutes_for']} action)" if p.get("substitutes_for") else ""
+        name = f": {self.m.esc(p['name'])}" if p.get("name") else ""
+        return f"{who} takes {article} {kind} action{instead}{name}."
+
     def _PowerUsed(self, p: dict[str, Any], o: Any, s: Any) -> str:
         tail = "" if o is None or o["expended"] else " (at will)"
-        return f"{self.name(p['creature'], s)} uses {self.m.esc(p['power_id'])}{tail}."
+        return f"{self.name(p['creature'], s)} uses {self.power_name(p['creature'], p['power_id'], s)}{tail}."
 
     def _RechargeRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        who, power = self.name(p["creature"], s), self.m.esc(p["power_id"])
+        who, power = self.name(p["creature"], s), self.power_name(p["creature"], p["power_id"], s)
         head = f"{who} rolls to recharge {power}: {self.roll(p['roll'])}"
         if o is None:
             return head + "."
@@ -316,8 +331,10 @@ class OrcusNarrator(Narrator):
     def _EncounterEnded(self, p: dict[str, Any], o: Any, s: Any) -> str:
         text = super()._EncounterEnded(p, o, s)
         if o and o.get("action_point_gained"):
-            who = self.names_of(o["action_point_gained"], s)
-            text += f" {who} gain an action point (every second encounter)."
+            gained = o["action_point_gained"]
+            verb = "gains" if len(gained) == 1 else "gain"
+            text = text if text.endswith((".", "!", "?")) else text + "."
+            text += f" {self.names_of(gained, s)} {verb} an action point (every second encounter)."
         return text
 
     # ------------------------------------------------------------ boundaries
