@@ -182,7 +182,8 @@ def table() -> Iterator[tuple[GQL, Table]]:
 
 
 def test_the_matrix_covers_every_mutation() -> None:
-    assert {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} == set(INPUT_TYPES)
+    covered = {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} | {name for name, _, _ in ORCUS_OPS}
+    assert covered == set(INPUT_TYPES)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -320,6 +321,163 @@ def test_d20_mutation_access(
 ) -> None:
     """The d20 plug-in's mutations (a d20 campaign): who may record what."""
     g, t = d20_table
+    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
+    codes = [e["code"] for e in out["userErrors"]]
+    want = expected(role, player_ok)
+    if want == "allow":
+        denied = [
+            e
+            for e in out["userErrors"]
+            if e["code"] in DENIED - {"NOT_FOUND"}
+            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
+        ]
+        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
+    else:
+        assert codes == [want], (op, role, out["userErrors"])
+
+
+class OrcusTable:
+    """An Orcus campaign for the Orcus plug-in's mutations (api/rulesets/orcus)."""
+
+    def __init__(self, g: GQL) -> None:
+        out = g.ok(
+            'mutation { createCampaign(input: {name: "Matrix Orcus", ruleset: "orcus"}) { '
+            "campaign { campaignId } gmToken } }"
+        )["createCampaign"]
+        self.g, self.cid, self.gm = g, out["campaign"]["campaignId"], out["gmToken"]
+        self.c = gid("Campaign", self.cid, self.cid)
+        self.aria, self.brom = (self.register(name) for name in ("Aria", "Brom"))
+        fight = {"campaignId": self.c, "encounterId": "fight", "participantIds": [self.aria, self.brom]}
+        assert g.mutate("startEncounter", fight, self.gm)["userErrors"] == []
+        _, other_gm = create_campaign(g, "Elsewhere Orcus")
+        self.tokens = {
+            "gm": self.gm,
+            "own_player": issue(g, self.cid, self.gm, "PLAYER", [self.aria]),
+            "other_player": issue(g, self.cid, self.gm, "PLAYER", [self.brom]),
+            "viewer": issue(g, self.cid, self.gm, "VIEWER"),
+            "other_gm": other_gm,
+            "none": None,
+        }
+
+    def register(self, name: str) -> str:
+        out = self.g.mutate(
+            "orcusRegisterCreature",
+            {
+                "campaignId": self.c,
+                "name": name,
+                "kind": "HERO",
+                "level": 1,
+                "maxHp": 1000,
+                "surgesPerDay": 9,
+                "defenses": {"ac": 10, "fort": 10, "ref": 10, "will": 10},
+                "powers": [{"id": "breath", "frequency": "RECHARGE", "recharge": [5, 6]}],
+            },
+            self.gm,
+            "character { id }",
+        )
+        assert out["userErrors"] == [], out
+        return str(out["character"]["id"])
+
+    def maintained(self) -> str:
+        """A fresh effect Aria maintains on Brom: Aria is its user."""
+        out = self.g.mutate(
+            "orcusApplyEffect",
+            {
+                "campaignId": self.c,
+                "characterId": self.brom,
+                "sourceId": self.aria,
+                "effect": {"components": [{"attackMod": -2}], "duration": {"kind": "MAINTAIN"}},
+            },
+            self.gm,
+        )
+        assert out["userErrors"] == [], out
+        return str(out["facts"][0]["outcome"]["effect_id"])
+
+
+def _orcus_ops() -> list[tuple[str, Callable[[OrcusTable], dict[str, Any]], bool | str]]:
+    d20 = {"expression": "1d20", "faces": [10]}
+    defenses = {"ac": 12, "fort": 12, "ref": 12, "will": 12}
+    return [
+        (
+            "orcusRegisterCreature",
+            lambda t: {"name": "Kobold", "kind": "MONSTER", "level": 1, "maxHp": 20, "defenses": defenses},
+            False,
+        ),
+        ("orcusUpdateSheet", lambda t: {"characterId": t.aria, "changes": {"speed": 7}}, False),
+        ("orcusAwardExperience", lambda t: {"characterIds": [t.aria], "amount": 10}, False),
+        ("orcusSetLevel", lambda t: {"characterId": t.aria, "level": 2}, False),
+        (
+            "orcusAttack",
+            lambda t: {
+                "attackerId": t.aria,
+                "power": {"kind": "MELEE", "defense": "AC", "attackBonus": 2, "damage": "1d6"},
+                "targets": [{"targetId": t.brom, "roll": d20}],
+                "damage": {"expression": "1d6", "faces": [3]},
+            },
+            True,
+        ),
+        ("orcusUsePower", lambda t: {"characterId": t.aria, "powerId": "breath"}, True),
+        (
+            "orcusRollRecharge",
+            lambda t: {"characterId": t.aria, "powerId": "breath", "roll": {"expression": "1d6", "faces": [6]}},
+            True,
+        ),
+        ("orcusMeetRechargeCondition", lambda t: {"characterId": t.aria, "powerId": "breath"}, False),
+        ("orcusSpendActionPoint", lambda t: {"characterId": t.aria, "extra": "STANDARD"}, True),
+        ("orcusTakeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
+        ("orcusReadyAction", lambda t: {"characterId": t.aria, "action": "STANDARD", "trigger": "door"}, True),
+        (
+            "orcusApplyEffect",
+            lambda t: {
+                "characterId": t.brom,
+                "sourceId": t.aria,
+                "effect": {"components": [{"condition": "slowed"}], "duration": {"kind": "SAVE_ENDS"}},
+            },
+            True,
+        ),
+        ("orcusRollSavingThrow", lambda t: {"characterId": t.aria, "effectId": "e1", "roll": d20}, True),
+        ("orcusMaintainEffect", lambda t: {"effectId": t.maintained()}, True),
+        ("orcusEndEffect", lambda t: {"effectId": t.maintained(), "byChoice": True}, True),
+        ("orcusChooseEndOfTurnOrder", lambda t: {"characterId": t.aria, "effectIds": []}, True),
+        ("orcusDealDamage", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("orcusHeal", lambda t: {"characterId": t.aria, "flat": 1}, True),
+        ("orcusGrantTemporaryHitPoints", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("orcusSpendHealingSurge", lambda t: {"characterId": t.aria}, True),
+        ("orcusRally", lambda t: {"characterId": t.aria}, True),
+        ("orcusRollDeathSave", lambda t: {"characterId": t.aria, "roll": d20}, True),
+        ("orcusStabilize", lambda t: {"characterId": t.brom, "healerId": t.aria}, True),
+        ("orcusDeclareDeath", lambda t: {"characterId": t.brom, "cause": "test"}, False),
+        ("orcusTakeShortRest", lambda t: {"characterIds": [t.aria]}, False),
+        ("orcusTakeLongRest", lambda t: {"characterIds": [t.aria]}, False),
+    ]
+
+
+ORCUS_OPS = _orcus_ops()
+
+
+@pytest.fixture(scope="module")
+def orcus_table() -> Iterator[tuple[GQL, OrcusTable]]:
+    from api.service.store import open_application
+
+    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        yield g, OrcusTable(g)
+    app.close()
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("op", "build", "player_ok"), ORCUS_OPS, ids=[o[0] for o in ORCUS_OPS])
+def test_orcus_mutation_access(
+    orcus_table: tuple[GQL, OrcusTable],
+    op: str,
+    build: Callable[[OrcusTable], dict[str, Any]],
+    player_ok: bool | str,
+    role: str,
+) -> None:
+    """The Orcus plug-in's mutations (an Orcus campaign): the GM records anything, a player acts for
+    its own hero (levels, XP, sheets, rests and deaths are the GM's), nobody else records."""
+    g, t = orcus_table
     out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
     codes = [e["code"] for e in out["userErrors"]]
     want = expected(role, player_ok)
