@@ -133,4 +133,11 @@ CORE_CODES: dict[str, str] = {
     "NOT_ACTIVE": "The creature or effect is not active.",
     "NOT_AFFECTED": "The creature is not affected by this effect.",
     "SURPRISE_ROUND": "Not allowed in the surprise round.",
+    "PROPOSAL_NOT_PENDING": (
+        "The proposal was already approved, rejected or withdrawn: a proposal is decided once."
+    ),
+    "APPROVAL_REQUIRED": (
+        "The GM wants players to propose this command (`submitProposal`) rather than do it directly "
+        "(`setProposalPolicy` mode APPROVAL)."
+    ),
 }

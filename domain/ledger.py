@@ -62,6 +62,7 @@ from domain.checkpoints import (
     orphan_delta,
     partial_state,
 )
+from domain.core import proposals as book
 from domain.core.catalogue import META_TYPES, merge_patch
 from domain.entries import Entries, Entry, EntryLoader, MissingFacts
 from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation
@@ -87,7 +88,7 @@ SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are 
 
 # Correction facts: they change how earlier facts are read.
 REVOCATIONS = frozenset({"FactRevoked", "FactRestored"})
-NOT_AMENDABLE = frozenset({"FactRevoked", "FactRestored", "FactAmended"})
+NOT_AMENDABLE = frozenset({"FactRevoked", "FactRestored", "FactAmended"}) | book.TYPES
 # Correction facts as indexed: they change the resolution (or may: RulesFlagSet, RulingContested).
 INDEXED = frozenset(
     {
@@ -191,6 +192,7 @@ class Ledger:
         self._reach: dict[int, int] = {}  # correction seq -> first position it changed (INF: none)
         self._amend_cache: dict[tuple[int, tuple[int, ...]], dict[str, Any]] = {}
         self._idempotency: dict[str, list[int]] = {}
+        self.proposals = book.Book()  # proposals and trust settings (their facts are pinned)
         self._res_cache: OrderedDict[int, Resolution] = OrderedDict()  # by number of corrections
         # folded state (corrected axis)
         self._res = Resolution()
@@ -325,6 +327,9 @@ class Ledger:
             self._citations.setdefault(rid, []).append(entry.seq)
         if entry.type == "RulingRecorded":
             self._rulings_recorded[entry.payload["ruling_id"]] = entry.seq
+            self._pinned[entry.seq] = entry
+        if entry.type in book.TYPES:
+            self.proposals.add(entry.seq, entry.type, entry.payload, meta)
             self._pinned[entry.seq] = entry
         if entry.type in INDEXED:
             self._corrections.append(entry.seq)
@@ -927,8 +932,16 @@ class Ledger:
         """Refuse a correction that points at nothing sensible."""
         p, t = entry.payload, entry.type
         res = self._res
-        if t == "FactRevoked":
+        if t in book.TYPES:
+            self.proposals.check(t, p)
+        elif t == "FactRevoked":
             target = self._target(p["target"])
+            if target.type in book.TYPES:
+                raise InvalidInput(
+                    f"a {target.type} is not revoked: a proposal is withdrawn or rejected, a trust "
+                    "setting set again",
+                    field="target",
+                )
             if target.seq in res.revoked:
                 raise RuleViolation(
                     f"fact {target.seq} is already revoked", field="target", code="ALREADY_REVOKED"
@@ -975,7 +988,7 @@ class Ledger:
         self._catch_up()
         extra: list[Entry] = []
         for offset, (fact_type, payload) in enumerate(proposals):
-            if fact_type not in META_TYPES or fact_type in {"NoteAdded", "DiceRolled"}:
+            if fact_type not in META_TYPES or fact_type in {"NoteAdded", "DiceRolled"} | book.TYPES:
                 raise InvalidInput(f"{fact_type} is not a correction", field="corrections")
             payload = self.catalogue.validate(fact_type, payload)
             e = Entry(self.next_seq + offset, fact_type, 1, payload, {})
@@ -987,6 +1000,44 @@ class Ledger:
             if e.type == "RulesFlagSet" and not e.payload.get("retroactive"):
                 state.flags[e.payload["flag"]] = e.payload["value"]
         return state, orphans.view()
+
+    def simulate(
+        self, actions: list[list[tuple[str, dict[str, Any]]]]
+    ) -> tuple[Any, list[DomainError | None]]:
+        """The present as it would be after these table actions (each a list of facts, in order),
+        and for each action the refusal it would get there (None: applied). A refused action
+        changes nothing, the later ones are tried without it. Stores nothing. Corrections and
+        rulings are not table actions: refused (preview them with :meth:`what_if`)."""
+        self._catch_up()
+        state = self._state.clone()
+        seq = self.next_seq
+        refusals: list[DomainError | None] = []
+        for items in actions:
+            trial, start = state.clone(), seq
+            try:
+                for fact_type, payload in items:
+                    payload = self.catalogue.validate(fact_type, payload)
+                    if fact_type in META_TYPES:
+                        if fact_type in INDEXED and fact_type != "RulingContested":
+                            raise InvalidInput(
+                                f"{fact_type} is a correction, not a table action", field="type"
+                            )
+                        seq += 1
+                        continue
+                    ctx = _Ctx(self._res.ruling_values)
+                    ctx.seq, ctx.meta = seq, {}
+                    if "rulings" in payload:
+                        self._check_citations(payload)
+                        payload = _with_rulings(payload, self._res.ruling_values)
+                    self.ruleset.apply(trial, fact_type, payload, ctx)
+                    seq += 1
+            except DomainError as err:
+                refusals.append(err)
+                seq = start
+                continue
+            state = trial
+            refusals.append(None)
+        return state, refusals
 
     # ------------------------------------------------------------------ history
     def status(self, seq: int) -> list[str]:
@@ -1208,6 +1259,10 @@ class Ledger:
                     ledger._corrections.append(e.seq)
                 if e.type == "RulingRecorded":
                     ledger._rulings_recorded[e.payload["ruling_id"]] = e.seq
+            for seq in sorted(ledger._pinned):
+                e = ledger._pinned[seq]
+                if e.type in book.TYPES:
+                    ledger.proposals.add(e.seq, e.type, e.payload, e.meta)
             ledger._corrections.sort()
             idx = data["index"]
             ledger._idempotency = {k: [int(s) for s in v] for k, v in idx["idempotency"].items()}

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.core import proposals
 from domain.core.narration import Change, Markup, Narrator
 from domain.core.state import changed_creatures
 from domain.ledger import Ledger
@@ -56,6 +57,7 @@ META = frozenset(
         "NoteAdded",
         "DiceRolled",
     }
+    | proposals.TYPES
 )
 
 
@@ -350,6 +352,9 @@ def story_items(
                 if kind == "RulingResolved" and at not in res.revoked:
                     status.append(p["outcome"])
                     notes.append(f"{p['outcome'].capitalize()} by #{at}")
+        came = None if entry.type in proposals.TYPES else proposals.provenance(entry.meta, esc)
+        if came is not None:
+            notes.append(came[:1].upper() + came[1:])
         if entry.type in META:
             status.append("meta")
         yield FactLine(seq, text, tuple(status), tuple(notes))

@@ -48,3 +48,26 @@ class Role(enum.Enum):
     GM = "gm"
     PLAYER = "player"
     VIEWER = "viewer"
+
+
+@strawberry.enum(description="Where a proposal stands (issue 19).")
+class ProposalStatus(enum.Enum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    APPROVED_WITH_CHANGES = "approved_with_changes"
+    REJECTED = "rejected"
+    WITHDRAWN = "withdrawn"
+
+
+@strawberry.enum(description="A campaign's trust setting for players, per command.")
+class ProposalMode(enum.Enum):
+    DIRECT = "direct"  # a player may do it directly (the default: today's behaviour) or propose it
+    APPROVAL = "approval"  # a player must propose it; the GM decides
+    FORBIDDEN = "forbidden"  # a player may neither do nor propose it
+
+
+@strawberry.enum(description="What happened to a proposal (a `campaignProposals` event).")
+class ProposalEventKind(enum.Enum):
+    SUBMITTED = "submitted"
+    DECIDED = "decided"
+    WITHDRAWN = "withdrawn"

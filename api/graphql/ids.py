@@ -8,7 +8,7 @@ from uuid import UUID
 
 from api.graphql.errors import ChronicleError
 
-TYPES = ("Campaign", "Character", "Encounter", "Fact", "AccessToken")
+TYPES = ("Campaign", "Character", "Encounter", "Fact", "AccessToken", "Proposal")
 
 
 def encode(type_name: str, campaign_id: UUID, local: str | int) -> str:

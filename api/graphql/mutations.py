@@ -117,6 +117,18 @@ async def _authorize(info: Info, campaign_gid: Any) -> tuple[UUID, Principal]:
     return campaign_id, who
 
 
+def check_policy(app: Any, campaign_id: UUID, spec: MutationSpec) -> None:
+    """A player's direct command under the campaign's trust setting for it (issue 19)."""
+    name = _lower_camel(spec.name)
+    mode = app.proposal_mode(campaign_id, name)
+    if mode == "approval":
+        raise ChronicleError(
+            "APPROVAL_REQUIRED", f"the GM wants {name} proposed: use submitProposal", "campaignId"
+        )
+    if mode == "forbidden":
+        raise ChronicleError("FORBIDDEN", f"players may not use {name} in this campaign")
+
+
 def _check_actors(who: Principal, plan: Plan) -> None:
     if who.is_gm:
         return
@@ -145,6 +157,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "damage": ("damage_roll",),
     "source": ("source_character_id", "source"),
     "encounter_id": ("encounter_id",),
+    "proposal": ("proposal_id",),
 }
 NESTED_ALIASES = {"target": "character_id", "roll": "attack_roll", "damage": "damage_roll"}
 
@@ -188,10 +201,12 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
                 f"this campaign plays {before.ruleset.id}",
                 "campaignId",
             )
-        look = Look(app, campaign_id, who)
+        look = Look(app, campaign_id, who, ctx.access_of(info))
         plan: Plan = await ctx.call(spec.planner, inp, look)
         _check_actors(who, plan)
-        meta = {"recorded_by": f"{who.role}:{who.token_id}"}
+        if not who.is_gm and spec.proposable:
+            await ctx.call(check_policy, app, campaign_id, spec)
+        meta = {"recorded_by": f"{who.role}:{who.token_id}", **plan.meta}
         recorded: Recorded = await ctx.call(
             lambda: app.record_many(
                 campaign_id,
@@ -436,13 +451,16 @@ def _field(spec: MutationSpec) -> Any:
     name = spec.name
     payload_cls = PAYLOADS.get(name)
     if payload_cls is None:
-        base = PAYLOAD_BASES.get(name, MutationPayload)
+        base = spec.payload_base or PAYLOAD_BASES.get(name, MutationPayload)
         payload_cls = PAYLOADS[name] = strawberry.type(
             type(_camel(name) + "Payload", (base,), {}), description=f"The result of {name}."
         )
 
     async def resolver(info: Info, input: Any) -> Any:  # noqa: A002 - GraphQL convention
-        return await execute(info, payload_cls, input, spec)
+        out = await execute(info, payload_cls, input, spec)
+        if spec.answer is not None and not out.user_errors:
+            out = await spec.answer(info, input, out)
+        return out
 
     resolver.__annotations__ = {"info": Info, "input": spec.input, "return": payload_cls}
     resolver.__name__ = name
@@ -543,7 +561,9 @@ async def revoke_access_token(info: Info, input: I.RevokeAccessTokenInput) -> Re
 
 def all_mutations() -> list[MutationSpec]:
     """The core mutations and every installed plug-in's (not campaign and token management)."""
-    return [*CORE_MUTATIONS, *(m for p in plugins().values() for m in p.mutations)]
+    from api.graphql.proposals import proposal_mutations
+
+    return [*CORE_MUTATIONS, *proposal_mutations(), *(m for p in plugins().values() for m in p.mutations)]
 
 
 def build_mutation_type() -> type[Any]:

@@ -37,13 +37,17 @@ class Plan:
     actors: set[str] = field(default_factory=set)
     characters: list[str] = field(default_factory=list)
     encounter: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # envelope fields (e.g. the proposal cited)
 
 
 class Look:
     """What a planner may use: ID decoding within the campaign, dice, the present (lazily)."""
 
-    def __init__(self, app: ChronicleApplication, campaign_id: UUID, who: Principal) -> None:
+    def __init__(
+        self, app: ChronicleApplication, campaign_id: UUID, who: Principal, access: Any = None
+    ) -> None:
         self.app, self.campaign_id, self.who = app, campaign_id, who
+        self.access = access  # the token store (api.service.auth.AccessControl), when the executor has one
         self._view: CampaignView | None = None
 
     def creature(self, gid: Any, field_name: str = "characterId") -> str:
@@ -117,3 +121,8 @@ class MutationSpec:
     planner: Planner
     description: str
     ruleset: str | None = None
+    # The payload type's base (None: MutationPayload) and what to add to the answer afterwards
+    # (``async (info, input, payload) -> payload``; the proposal mutations show the proposal).
+    payload_base: type[Any] | None = None
+    answer: Callable[..., Any] | None = None
+    proposable: bool = True  # may a player submit it as a proposal (issue 19)?

@@ -17,6 +17,7 @@ from api.graphql.types import (
     Encounter,
     Fact,
     Node,
+    Proposal,
     build_character,
     load_campaign,
 )
@@ -93,4 +94,8 @@ class Query:
             tokens = await ctx.call(ctx.access_of(info).tokens, cid)
             match = [t for t in tokens if t["token_id"] == local]
             return AccessToken.build(cid, match[0]) if match else None
+        if type_name == "Proposal":
+            book = await ctx.call(ctx.app_of(info).proposals, cid)
+            found = book.proposals.get(int(local)) if local.isdigit() else None
+            return None if found is None else Proposal.build(cid, found)
         return None  # pragma: no cover

@@ -32,7 +32,7 @@ from api.graphql.extensions import CostedExecutor, extensions, log_errors
 from api.graphql.mutations import PAYLOADS, Mutation
 from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
-from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, GenericCharacter
+from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, GenericCharacter, Proposal
 from api.rulesets import plugins
 from api.service.settings import Settings
 
@@ -184,6 +184,7 @@ def build_schema(settings: Settings | None = None) -> ChronicleSchema:
             Encounter,
             Fact,
             AccessToken,
+            Proposal,
             *PAYLOADS.values(),
         ],
         extensions=extensions(

@@ -12,11 +12,20 @@ from strawberry.types import Info
 
 from api.graphql import context as ctx
 from api.graphql import data, ids
-from api.graphql.enums import CreatureKind, FactStatus, LifeState, Role, TimeAxis
+from api.graphql.enums import (
+    CreatureKind,
+    FactStatus,
+    LifeState,
+    ProposalMode,
+    ProposalStatus,
+    Role,
+    TimeAxis,
+)
 from api.graphql.errors import ChronicleError
 from api.graphql.inputs import CorrectionInput, correction_fact
 from api.service.application import CampaignView
 from domain import rulesets
+from domain.core import proposals as book
 
 MAX_PAGE = 100
 DEFAULT_PAGE = 50
@@ -529,6 +538,18 @@ class Fact(Node):
     def dice(self) -> list[DiceRoll]:
         return rolls_in(self.record_.payload)
 
+    @strawberry.field(
+        description="How the fact came to be when a player proposed it: "
+        "`proposed by Ana (player), approved with changes by the GM (proposal #12)`; null otherwise."
+    )
+    def provenance(self) -> str | None:
+        return None if self.record_.type in book.TYPES else book.provenance(self.record_.meta)
+
+    @strawberry.field(description="The proposal this fact was approved from (its position), if any.")
+    def proposal_position(self) -> int | None:
+        v = self.record_.meta.get("proposal")
+        return v if isinstance(v, int) and "proposed_by" in self.record_.meta else None
+
     @strawberry.field(description="One line of narration.")
     def line(self) -> str:
         return self.record_.line
@@ -680,6 +701,173 @@ class WhatIfResult:
     @strawberry.field(description="The whole state as it would be, as one JSON object (costs the campaign).")
     def state(self) -> JSON:
         return rulesets.summary(self.view_.ruleset, self.view_.state)
+
+
+# ------------------------------------------------------------------ proposals (issue 19)
+@strawberry.type(description="A command a player proposed, and what the GM decided.")
+class Proposal(Node):
+    campaign_id_: strawberry.Private[UUID]
+    p_: strawberry.Private[book.Proposal]
+
+    @classmethod
+    def build(cls, campaign_id: UUID, p: book.Proposal) -> Proposal:
+        return cls(
+            id=strawberry.ID(ids.encode("Proposal", campaign_id, p.position)), campaign_id_=campaign_id, p_=p
+        )
+
+    @strawberry.field(description="The position of its ProposalSubmitted fact.")
+    def position(self) -> int:
+        return self.p_.position
+
+    @strawberry.field(description="The mutation proposed, e.g. `attack` or `d20Attack`.")
+    def mutation(self) -> str:
+        return self.p_.mutation
+
+    @strawberry.field(description="The mutation's input as proposed (exactly as sent).")
+    def input(self) -> JSON:
+        return self.p_.input
+
+    @strawberry.field(description="The input as approved with changes (null otherwise).")
+    def amended_input(self) -> JSON | None:
+        return self.p_.amended_input
+
+    @strawberry.field(description="The input fields the GM changed: before and after.")
+    def changes(self) -> list[FieldChange]:
+        if self.p_.amended_input is None:
+            return []
+        return [
+            FieldChange(field=k, before=b, after=a)
+            for k, b, a in _json_diff(self.p_.input, self.p_.amended_input)
+        ]
+
+    @strawberry.field(description="The character it is for (local id).")
+    def character_id(self) -> str | None:
+        return self.p_.character
+
+    @strawberry.field(description="The characters the command names (local ids).")
+    def character_ids(self) -> list[str]:
+        return list(self.p_.characters)
+
+    @strawberry.field(description="Who proposed it, for people: `Ana (player)`.")
+    def proposer(self) -> str:
+        return book.who(self.p_.proposed_by, self.p_.proposer)
+
+    @strawberry.field(description="The proposing token: `role:tokenId`.")
+    def proposed_by(self) -> str:
+        return self.p_.proposed_by
+
+    @strawberry.field
+    def note(self) -> str:
+        return self.p_.note
+
+    @strawberry.field
+    def submitted_at(self) -> str:
+        return self.p_.submitted_at
+
+    @strawberry.field
+    def status(self) -> ProposalStatus:
+        return ProposalStatus(self.p_.status)
+
+    @strawberry.field(description="The reason given with the decision or withdrawal.")
+    def reason(self) -> str:
+        return self.p_.reason
+
+    @strawberry.field(description="The position of its decision or withdrawal.")
+    def decided_at(self) -> int | None:
+        return self.p_.decided_at
+
+    @strawberry.field(description="Who decided it: `role:tokenId`.")
+    def decided_by(self) -> str | None:
+        return self.p_.decided_by
+
+    @strawberry.field(description="The positions of the facts its approval stored.")
+    def applied_positions(self) -> list[int]:
+        return list(self.p_.applied)
+
+    @strawberry.field(description="The dice the server rolled for it (approving applies these same dice).")
+    def dice(self) -> list[DiceRoll]:
+        return rolls_in([r.get("roll") for r in self.p_.rolls])
+
+
+def _json_diff(before: Any, after: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """The dotted paths where two JSON values differ, with both sides."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for k in sorted(set(before) | set(after), key=str):
+            out.extend(_json_diff(before.get(k), after.get(k), f"{path}.{k}" if path else str(k)))
+        return out
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [
+            d
+            for i, (b, a) in enumerate(zip(before, after, strict=True))
+            for d in _json_diff(b, a, f"{path}.{i}")
+        ]
+    return [] if before == after else [(path, before, after)]
+
+
+@strawberry.type
+class ProposalEdge:
+    cursor: str
+    node: Proposal
+
+
+@strawberry.type
+class ProposalConnection:
+    edges: list[ProposalEdge]
+    page_info: PageInfo
+    total_count: int
+
+    @strawberry.field
+    def nodes(self) -> list[Proposal]:
+        return [e.node for e in self.edges]
+
+
+@strawberry.type(description="A campaign's trust setting for one command (commands not listed: DIRECT).")
+class ProposalPolicy:
+    mutation: str
+    mode: ProposalMode
+
+
+@strawberry.type(description="Why a pending proposal could not be approved now.")
+class ProposalRefusal:
+    proposal_id: strawberry.ID
+    position: int
+    code: str
+    message: str
+    field: str | None
+
+
+@strawberry.type(description="The present if pending proposals were approved, in order. Nothing is stored.")
+class ProposalPreview:
+    view_: strawberry.Private[CampaignView]
+    position: int
+    changes: list[CharacterChange]
+    applied: list[int] = strawberry.field(description="The positions of the proposals that would apply.")
+    refusals: list[ProposalRefusal] = strawberry.field(
+        description="The proposals that would be refused (left out), with the command's own error."
+    )
+
+    @strawberry.field(description="The characters as they would be.")
+    def characters(self) -> list[Character]:
+        return characters_of(self.view_, self.view_.creature_ids())
+
+
+def _proposals_page(
+    campaign_id: UUID,
+    found: list[book.Proposal],
+    first: int | None,
+    after: str | None,
+    last: int | None,
+    before: str | None,
+) -> ProposalConnection:
+    page, page_info = paginate(found, lambda p: p.position, first, after, last, before)
+    return ProposalConnection(
+        edges=[
+            ProposalEdge(cursor=encode_cursor(p.position), node=Proposal.build(campaign_id, p)) for p in page
+        ],
+        page_info=page_info,
+        total_count=len(found),
+    )
 
 
 @strawberry.type(description="A token that may use this campaign (the token itself is shown only once).")
@@ -868,6 +1056,52 @@ class Campaign(Node):
             newly_orphaned=list(result["newly_orphaned"]),
             no_longer_orphaned=list(result["no_longer_orphaned"]),
         )
+
+    @strawberry.field(
+        description="The proposals awaiting the GM, oldest first (a cursor connection on positions)."
+    )
+    async def pending_proposals(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> ProposalConnection:
+        await ctx.reader(info, self.campaign_id_)
+        found = (await ctx.call(ctx.app_of(info).proposals, self.campaign_id_)).pending()
+        return _proposals_page(self.campaign_id_, found, first, after, last, before)
+
+    @strawberry.field(description="Every proposal (optionally only those with one status), oldest first.")
+    async def proposals(
+        self,
+        info: Info,
+        status: ProposalStatus | None = None,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> ProposalConnection:
+        await ctx.reader(info, self.campaign_id_)
+        found = list((await ctx.call(ctx.app_of(info).proposals, self.campaign_id_)).proposals.values())
+        if status is not None:
+            found = [p for p in found if p.status == status.value]
+        return _proposals_page(self.campaign_id_, found, first, after, last, before)
+
+    @strawberry.field(description="The trust settings that differ from DIRECT (setProposalPolicy).")
+    async def proposal_policies(self, info: Info) -> list[ProposalPolicy]:
+        await ctx.reader(info, self.campaign_id_)
+        b = await ctx.call(ctx.app_of(info).proposals, self.campaign_id_)
+        return [ProposalPolicy(mutation=m, mode=ProposalMode(v)) for m, v in sorted(b.policies.items())]
+
+    @strawberry.field(
+        description="What-if: the present if these pending proposals were approved as proposed, in the "
+        "order given. Each that would be refused is left out and listed with its error. Stores nothing."
+    )
+    async def proposal_preview(self, info: Info, proposal_ids: list[strawberry.ID]) -> ProposalPreview:
+        from api.graphql.proposals import preview
+
+        return await preview(info, self.campaign_id_, proposal_ids)
 
     @strawberry.field(description="The campaign's access tokens (GM only).")
     async def access_tokens(self, info: Info) -> list[AccessToken]:

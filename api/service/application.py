@@ -31,6 +31,7 @@ their dice or asks the server to roll them (RULES.md ruling 18).
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import hashlib
 import json
@@ -66,6 +67,7 @@ from domain.campaign import Campaign
 from domain.checkpoints import PointLoader, rebuild
 from domain.core import encounters as core_encounters
 from domain.core import limits
+from domain.core import proposals as proposals_mod
 from domain.core.catalogue import Catalogue
 from domain.core.state import changed_creatures
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound, RuleViolation
@@ -1004,6 +1006,34 @@ class ChronicleApplication(Application[UUID]):
                 "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
+            }
+
+
+    def key_used(self, campaign_id: UUID, idempotency_key: str) -> bool:
+        """Whether a command with this idempotency key was stored (a repeat will be replayed)."""
+        with self._lock(campaign_id):
+            return bool(self._load(campaign_id).ledger.by_idempotency_key(idempotency_key))
+
+    def proposal_mode(self, campaign_id: UUID, mutation: str) -> str:
+        """The campaign's trust setting for players for one command (direct, approval, forbidden)."""
+        with self._lock(campaign_id):
+            return self._load(campaign_id).ledger.proposals.mode(mutation)
+
+    def proposals(self, campaign_id: UUID) -> proposals_mod.Book:
+        """The campaign's proposals and trust settings now (a copy)."""
+        with self._lock(campaign_id):
+            return copy.deepcopy(self._load(campaign_id).ledger.proposals)
+
+    def preview(self, campaign_id: UUID, actions: list[list[tuple[str, dict[str, Any]]]]) -> dict[str, Any]:
+        """The present if these table actions were recorded now, in order (each refused one
+        left out, with its refusal), and how it differs. Stores nothing."""
+        with self._lock(campaign_id):
+            ledger = self._load(campaign_id).ledger
+            state, refusals = ledger.simulate(actions)
+            return {
+                "view": CampaignView(campaign_id, ledger.ruleset, state, ledger.last_seq, "what-if"),
+                "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
+                "refusals": refusals,
             }
 
 

@@ -92,6 +92,32 @@ META: dict[str, dict[str, Field]] = {
     },
     "RulesFlagSet": {"flag": req("str"), "value": req("any"), "retroactive": opt("bool", False)},
     "NoteAdded": {"text": req("str")},
+    # proposals (issue 19; domain/core/proposals.py): a player's command awaiting the GM
+    "ProposalSubmitted": {
+        "mutation": req("str"),
+        "input": req("dict"),
+        "character": opt("str", None, nullable=True),
+        "characters": opt("list_str", []),
+        "proposed_by": req("str"),
+        "proposer": opt("str", ""),
+        "note": opt("str", ""),
+        "rolls": opt("list_dict", []),
+    },
+    "ProposalDecided": {
+        "proposal": req("int", minimum=1, maximum=MAX_POSITION),
+        "decision": req("enum", choices=("approved", "approved_with_changes", "rejected")),
+        "reason": opt("str", ""),
+        "input": opt("dict", None, nullable=True),
+        "facts": opt("int", 0, minimum=0, maximum=10_000),
+    },
+    "ProposalWithdrawn": {
+        "proposal": req("int", minimum=1, maximum=MAX_POSITION),
+        "reason": opt("str", ""),
+    },
+    "ProposalPolicySet": {
+        "mutation": req("str"),
+        "mode": req("enum", choices=("direct", "approval", "forbidden")),
+    },
     "DiceRolled": {
         "roll": req("roll"),
         "purpose": opt("str", ""),

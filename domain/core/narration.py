@@ -150,6 +150,37 @@ class Narrator:
         when = ", retroactively" if p.get("retroactive") else ""
         return f"House rule: {self.m.esc(p['flag'])} = {self.m.esc(str(p['value']))}{when}."
 
+    # --- proposals (issue 19)
+    def _ProposalSubmitted(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        from domain.core.proposals import who
+
+        by = self.m.esc(who(p["proposed_by"], p.get("proposer", "")))
+        what = self.m.esc(p["mutation"])
+        also = f" for {self.name(p['character'], s)}" if p.get("character") else ""
+        note = f": {self.m.esc(p['note'])}" if p.get("note") else "."
+        return f"{by[:1].upper()}{by[1:]} proposes {what}{also}{note}"
+
+    def _ProposalDecided(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        verb = {
+            "approved": "approves",
+            "approved_with_changes": "approves with changes",
+            "rejected": "rejects",
+        }[p["decision"]]
+        why = f": {self.m.esc(p['reason'])}" if p.get("reason") else "."
+        return f"The GM {verb} proposal #{p['proposal']}{why}"
+
+    def _ProposalWithdrawn(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        why = f": {self.m.esc(p['reason'])}" if p.get("reason") else "."
+        return f"Proposal #{p['proposal']} is withdrawn{why}"
+
+    def _ProposalPolicySet(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        mode = {
+            "direct": "players may do it directly",
+            "approval": "players propose it, the GM decides",
+            "forbidden": "players may not do it",
+        }[p["mode"]]
+        return f"Trust setting for {self.m.esc(p['mutation'])}: {mode}."
+
     # --- encounters, turns, time
     def _EncounterStarted(self, p: dict[str, Any], o: Any, s: Any) -> str:
         name = self.m.esc(p["name"] or p["encounter_id"])
