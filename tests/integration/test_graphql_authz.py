@@ -44,6 +44,21 @@ class Table:
             "none": None,
         }
 
+    def fresh_proposal(self) -> str:
+        """A pending proposal of Aria's player (a dice roll for Aria), for the GM to decide."""
+        out = self.g.mutate(
+            "submitProposal",
+            {
+                "campaignId": self.c,
+                "mutation": "rollDice",
+                "input": {"characterId": self.aria, "roll": {"expression": "1d20"}},
+            },
+            self.tokens["own_player"],
+            "proposal { id }",
+        )
+        assert out["userErrors"] == [], out
+        return str(out["proposal"]["id"])
+
     def fresh_effect(self) -> str:
         out = self.g.mutate(
             "applyEffect",
@@ -153,6 +168,13 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
         ("overrideOutcome", lambda t: {"position": 3, "field": "hp", "value": 1, "reason": "gm"}, False),
         ("setRulesFlag", lambda t: {"flag": "sw.enforce_turns", "value": False}, False),
         ("recordFact", lambda t: {"type": "NoteAdded", "payload": {"text": "x"}}, False),
+        # proposals (issue 19): a player proposes for its own character, only the GM decides, the
+        # proposer (or the GM) withdraws, only the GM sets the trust settings
+        ("submitProposal", lambda t: {"mutation": "useSecondWind", "input": {"characterId": t.aria}}, True),
+        ("approveProposal", lambda t: {"proposalId": t.fresh_proposal()}, False),
+        ("rejectProposal", lambda t: {"proposalId": t.fresh_proposal(), "reason": "no"}, False),
+        ("withdrawProposal", lambda t: {"proposalId": t.fresh_proposal()}, True),
+        ("setProposalPolicy", lambda t: {"mutation": "rollDice", "mode": "DIRECT"}, False),
     ]
 
 
@@ -504,6 +526,13 @@ def test_orcus_mutation_access(
 
 
 QUERIES = [
+    (
+        "proposals",
+        "query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount nodes { proposer } } "
+        "proposals(first: 1) { totalCount } proposalPolicies { mode } } }",
+        lambda t: {"c": t.c},
+        True,
+    ),
     (
         "campaign",
         "query($c: ID!) { campaign(id: $c) { name history(first: 1) { totalCount } } }",
