@@ -22,7 +22,9 @@ from gql.transport.websockets import WebsocketsTransport
 
 from api.cli.process import clean_env as server_env
 from api.cli.process import served
+from api.exports import service
 from api.service.settings import Settings
+from api.service.store import open_application
 from tests.e2e.test_serve import Server
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
 
@@ -309,6 +311,19 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
         )
         assert f"Proposed by Bo (player), approved by the GM (proposal #{pos['surge']})" in md.text
         assert f"The GM approves with changes proposal #{pos['attack']}: the die was cocked" in md.text
+        # and the JSONL export carries the proposals: an import has the same book and provenance
+        jsonl = client.get(f"/campaigns/{cid}/export.jsonl", headers={"Authorization": f"Bearer {gm}"}).text
+        fresh = open_application(Settings(database_url="memory:"))
+        try:
+            new = service.import_lines(fresh, jsonl.encode().splitlines(keepends=True))
+            moved = fresh.proposals(new).proposals
+            assert {p: q.status for p, q in moved.items()} == {
+                n["position"]: n["status"].lower() for n in state["proposals"]["nodes"]
+            }
+            assert "".join(service.export(fresh, new, "jsonl")) == jsonl
+            assert "".join(service.export(fresh, new, "md")) == md.text
+        finally:
+            fresh.close()
 
 
 def test_withdrawal_and_a_forbidden_command(server: Server) -> None:

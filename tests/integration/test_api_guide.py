@@ -137,7 +137,9 @@ def test_the_guide_session_plays_through() -> None:
         # tests over a real WebSocket: tests/e2e/test_graphql.py; the d20 and Orcus sections are
         # played below).
         shown = {name for name, op in ops.items() if not op.startswith("subscription")}
-        assert ran == shown - set(operations(D20_SECTION)) - set(operations(ORCUS_SECTION))
+        assert ran == shown - set(operations(D20_SECTION)) - set(operations(ORCUS_SECTION)) - set(
+            operations(PROPOSALS_SECTION)
+        )
 
 
 def test_the_d20_section_plays_through() -> None:
@@ -217,3 +219,60 @@ def test_the_orcus_section_plays_through() -> None:
         again = run("Rally", gm, campaign=campaign, mira=mira["id"])["orcusRally"]["userErrors"]
         assert again == shown_answer("Rallying again is")
         assert ran == set(ops)
+
+
+PROPOSALS_SECTION = "## 12. Players propose, the GM decides"
+
+
+def test_the_proposals_section_plays_through() -> None:
+    """Brom has one healing surge left; his player proposes spending it twice under APPROVAL:
+    the preview of both says the second would be refused, the GM approves the first, the second
+    is refused with NO_HEALING_SURGE and stays pending, then is rejected; the history says who
+    proposed the surge spent."""
+    from tests.graphql_helpers import create_campaign, gid, issue, pc
+
+    ops = operations(PROPOSALS_SECTION)
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        ran: set[str] = set()
+
+        def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            ran.add(name)
+            return g.ok(ops[name], variables, token)
+
+        cid, gm = create_campaign(g, "Relay")
+        campaign = gid("Campaign", cid, cid)
+        brom = pc(g, cid, gm, "Brom", surgesPerDay=1)
+        g.mutate("dealDamage", {"campaignId": campaign, "characterId": brom, "amount": 12}, gm)
+        player = issue(g, cid, gm, "PLAYER", [brom])
+        assert run("RequireApproval", gm, campaign=campaign)["setProposalPolicy"]["userErrors"] == []
+        surge = {"characterId": brom, "cause": "POWER"}
+        first = run("ProposeSurge", player, campaign=campaign, input=surge, key="surge-1")["submitProposal"]
+        assert first["userErrors"] == [] and first["proposal"]["status"] == "PENDING"
+        assert first["proposal"]["proposer"] == "player"  # a token issued without a label
+        repeat = run("ProposeSurge", player, campaign=campaign, input=surge, key="surge-1")["submitProposal"]
+        assert repeat["replayed"] and repeat["proposal"]["id"] == first["proposal"]["id"]
+        second = run("ProposeSurge", player, campaign=campaign, input=surge)["submitProposal"]["proposal"]
+        queue = run("Queue", gm, campaign=campaign)["campaign"]["pendingProposals"]
+        assert queue["totalCount"] == 2
+        both = [first["proposal"]["id"], second["id"]]
+        preview = run("WhatIfApproved", gm, campaign=campaign, proposals=both)["campaign"]["proposalPreview"]
+        assert preview["applied"] == [first["proposal"]["position"]]
+        assert [r["code"] for r in preview["refusals"]] == ["NO_HEALING_SURGE"]
+        ok = run("Approve", gm, campaign=campaign, proposal=first["proposal"]["id"], key="ok-1")[
+            "approveProposal"
+        ]
+        assert [f["type"] for f in ok["facts"]] == ["ProposalDecided", "HealingSurgeSpent"]
+        assert ok["characters"] == [{"name": "Brom", "hitPoints": {"current": 25}}]
+        stale = run("Approve", gm, campaign=campaign, proposal=second["id"])["approveProposal"]
+        assert stale["userErrors"] == shown_answer("pending:")
+        no = run("Reject", gm, campaign=campaign, proposal=second["id"])["rejectProposal"]
+        assert no["proposal"] == {"status": "REJECTED", "reason": "no surge left"}
+        nodes = run("Provenance", gm, campaign=campaign)["campaign"]["history"]["nodes"]
+        spent = [n for n in nodes if n["type"] == "HealingSurgeSpent"]
+        assert spent[0]["provenance"] == (
+            f"proposed by player, approved by the GM (proposal #{first['proposal']['position']})"
+        )
+        shown = {name for name, op in ops.items() if not op.startswith("subscription")}
+        assert ran == shown
