@@ -201,9 +201,27 @@ def _gm_only(look: Look) -> None:
         raise ChronicleError("FORBIDDEN", "only the GM decides proposals")
 
 
+def rebase(value: Any, campaign_id: UUID) -> Any:
+    """The input with every global ID of another campaign re-encoded for this one: a proposal
+    stored in a campaign that was exported and imported (a new campaign id) names the same
+    characters and encounters. (At submission the IDs were checked against the campaign.)"""
+    if isinstance(value, dict):
+        return {k: rebase(v, campaign_id) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rebase(v, campaign_id) for v in value]
+    if isinstance(value, str) and len(value) > 40:
+        try:
+            type_name, cid, local = ids.decode(value)
+        except ChronicleError:
+            return value
+        if cid != campaign_id:
+            return ids.encode(type_name, campaign_id, campaign_id if type_name == "Campaign" else local)
+    return value
+
+
 def _command(look: Look, p: book.Proposal, raw: dict[str, Any]) -> tuple[MutationSpec, Plan]:
     spec = _spec(p.mutation, look)
-    inner = command_input(spec, raw, ids.campaign_gid(look.campaign_id))
+    inner = command_input(spec, rebase(raw, look.campaign_id), ids.campaign_gid(look.campaign_id))
     plan = spec.planner(inner, ProposalLook(look, p.rolls))
     return spec, plan
 

@@ -75,8 +75,11 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
         bo = issue(g, cid, gm, "PLAYER", [brom], "Bo")
         viewer = issue(g, cid, gm, "VIEWER", [], "TV")
 
+        # each player has a client of their own (the GM's is ``g`` and the WebSocket below)
+        phones = {t: GQL(httpx.Client(base_url=server.url, timeout=30)) for t in (ana, bo, viewer)}
+
         def submit(token: str, mutation: str, inp: dict[str, Any], key: str | None = None) -> dict[str, Any]:
-            return g.mutate(
+            return phones[token].mutate(
                 "submitProposal",
                 {"campaignId": c, "mutation": mutation, "input": inp, "idempotencyKey": key},
                 token,
@@ -140,6 +143,8 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
             first = submit(ana, "attack", attack, key="ana-swing")
             assert first["userErrors"] == [] and first["proposal"]["status"] == "PENDING", first
             again = submit(ana, "attack", attack, key="ana-swing")  # a retried request: the same proposal
+            other = {**attack, "nonlethal": True}
+            assert codes(submit(ana, "attack", other, key="ana-swing")) == ["IDEMPOTENCY_KEY_REUSED"]
             assert (
                 again["replayed"] is True and again["proposal"]["position"] == first["proposal"]["position"]
             )
@@ -155,9 +160,9 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
             # a player proposes only for their own character; a viewer cannot propose; only the GM decides
             assert codes(submit(bo, "useSecondWind", {"characterId": aria})) == ["FORBIDDEN"]
             assert codes(submit(viewer, "useSecondWind", {"characterId": aria})) == ["FORBIDDEN"]
-            assert codes(g.mutate("approveProposal", {"campaignId": c, "proposalId": ids["surge"]}, bo)) == [
-                "FORBIDDEN"
-            ]
+            assert codes(
+                phones[bo].mutate("approveProposal", {"campaignId": c, "proposalId": ids["surge"]}, bo)
+            ) == ["FORBIDDEN"]
             # malformed commands are refused at once, naming the input field
             bad = submit(ana, "useSecondWind", {"characterId": aria, "bogus": 1})
             assert codes(bad) == ["INVALID_INPUT"] and bad["userErrors"][0]["field"] == "input"
@@ -248,7 +253,11 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
             )
             assert codes(twice) == ["PROPOSAL_NOT_PENDING"]
 
-        seen = asyncio.run(table())
+        try:
+            seen = asyncio.run(table())
+        finally:
+            for phone in phones.values():
+                phone.client.close()
 
         kinds = [(e["kind"], e["proposal"]["position"]) for e in seen]
         assert kinds[:4] == [("SUBMITTED", pos[n]) for n in ("attack", "surge", "surge2", "wind")]

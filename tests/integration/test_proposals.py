@@ -1,0 +1,141 @@
+"""Proposals through the API on both stores (issue 19): the dice the server rolled for a proposal
+are the dice its approval applies; a pending proposal survives an export and an import (its IDs
+name the new campaign's characters); two GMs approving the same proposal apply it once; an
+approved fact is corrected like any other; a proposal of another game system's mutation is
+refused."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.exports import service
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
+from api.service.settings import Settings
+from tests.graphql_helpers import GQL, create_campaign, gid, issue, pc
+
+PROPOSAL = "proposal { id position status dice { expression faces } appliedPositions }"
+
+
+@pytest.fixture
+def g(app: ChronicleApplication, store: Settings) -> Iterator[GQL]:
+    with TestClient(create_app(store, app)) as client:
+        yield GQL(client)
+
+
+def swing(aria: str, orc: str) -> dict[str, Any]:
+    """An attack whose attack and damage dice the server rolls (none entered)."""
+    return {
+        "attackerId": aria,
+        "power": {"kind": "MELEE", "defense": "AC", "attackBonus": 30, "damage": "2d8+3"},
+        "targets": [{"characterId": orc}],
+    }
+
+
+def test_the_approval_applies_the_dice_rolled_at_submission(g: GQL) -> None:
+    cid, gm = create_campaign(g, "Dice")
+    c = gid("Campaign", cid, cid)
+    aria, orc = pc(g, cid, gm, "Aria"), pc(g, cid, gm, "Orc", maxHp=200)
+    ana = issue(g, cid, gm, "PLAYER", [aria])
+    out = g.mutate(
+        "submitProposal", {"campaignId": c, "mutation": "attack", "input": swing(aria, orc)}, ana, PROPOSAL
+    )
+    assert out["userErrors"] == [], out
+    dice = out["proposal"]["dice"]
+    assert [d["expression"] for d in dice] == ["1d20", "2d8+3"]
+    ok = g.mutate("approveProposal", {"campaignId": c, "proposalId": out["proposal"]["id"]}, gm, PROPOSAL)
+    assert ok["userErrors"] == [] and ok["proposal"]["status"] == "APPROVED"
+    applied = ok["facts"][1]
+    assert applied["type"] == "AttackMade"
+    assert [d["faces"] for d in applied["dice"]] == [d["faces"] for d in dice]
+    assert ok["proposal"]["appliedPositions"] == [applied["position"]]
+    # an approved fact is corrected like any other: revoked, the orc's hit points come back
+    g.mutate("revokeFact", {"campaignId": c, "position": applied["position"], "reason": "wrong orc"}, gm)
+    hp = g.ok("query($x: ID!) { character(id: $x) { hitPoints { current } } }", {"x": orc}, gm)
+    assert hp["character"]["hitPoints"]["current"] == 200
+    # proposal facts themselves are not revoked: a proposal is withdrawn or rejected
+    no = g.mutate("revokeFact", {"campaignId": c, "position": out["proposal"]["position"], "reason": "x"}, gm)
+    assert [e["code"] for e in no["userErrors"]] == ["INVALID_INPUT"]
+    # another game system's mutation cannot be proposed here
+    d20 = g.mutate(
+        "submitProposal",
+        {"campaignId": c, "mutation": "d20Heal", "input": {"characterId": aria, "amount": 1}},
+        ana,
+    )
+    assert [e["code"] for e in d20["userErrors"]] == ["WRONG_RULESET"]
+
+
+def test_a_pending_proposal_survives_an_export_and_an_import(g: GQL, app: ChronicleApplication) -> None:
+    cid, gm = create_campaign(g, "Moving")
+    c = gid("Campaign", cid, cid)
+    aria, orc = pc(g, cid, gm, "Aria"), pc(g, cid, gm, "Orc", maxHp=200)
+    ana = issue(g, cid, gm, "PLAYER", [aria])
+    out = g.mutate(
+        "submitProposal", {"campaignId": c, "mutation": "attack", "input": swing(aria, orc)}, ana, PROPOSAL
+    )
+    dice = out["proposal"]["dice"]
+    exported = "".join(service.export(app, _uuid(cid), "jsonl"))
+    new = service.import_lines(app, exported.encode().splitlines(keepends=True))
+    gm2 = AccessControl(app).grant_gm(new)
+    c2 = gid("Campaign", str(new), str(new))
+    queue = g.ok(
+        "query($c: ID!) { campaign(id: $c) { pendingProposals { nodes { id position } } } }", {"c": c2}, gm2
+    )["campaign"]["pendingProposals"]["nodes"]
+    assert [n["position"] for n in queue] == [out["proposal"]["position"]]
+    ok = g.mutate("approveProposal", {"campaignId": c2, "proposalId": queue[0]["id"]}, gm2, PROPOSAL)
+    assert ok["userErrors"] == [], ok
+    assert [d["faces"] for d in ok["facts"][1]["dice"]] == [d["faces"] for d in dice]
+    # the original campaign is untouched: its proposal is still pending
+    mine = g.ok("query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount } } }", {"c": c}, gm)
+    assert mine["campaign"]["pendingProposals"]["totalCount"] == 1
+
+
+def test_two_gms_approving_at_once_apply_it_once(g: GQL) -> None:
+    cid, gm = create_campaign(g, "Race")
+    c = gid("Campaign", cid, cid)
+    brom = pc(g, cid, gm, "Brom", surgesPerDay=3)
+    bo = issue(g, cid, gm, "PLAYER", [brom])
+    co_gm = g.ok(
+        "mutation($i: IssueAccessTokenInput!) { issueAccessToken(input: $i) { token } }",
+        {"i": {"campaignId": c, "role": "GM"}},
+        gm,
+    )["issueAccessToken"]["token"]
+    out = g.mutate(
+        "submitProposal",
+        {"campaignId": c, "mutation": "spendHealingSurge", "input": {"characterId": brom}},
+        bo,
+        PROPOSAL,
+    )
+    results: list[Any] = []
+
+    def approve(token: str) -> None:
+        results.append(
+            g.mutate("approveProposal", {"campaignId": c, "proposalId": out["proposal"]["id"]}, token)
+        )
+
+    threads = [threading.Thread(target=approve, args=(t,)) for t in (gm, co_gm)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    codes = sorted(e["code"] for r in results for e in r["userErrors"])
+    assert codes == ["PROPOSAL_NOT_PENDING"]
+    left = g.ok(
+        "query($x: ID!) { character(id: $x) { "
+        "... on StellarWindsCharacter { healingSurges { remaining } } } }",
+        {"x": brom},
+        gm,
+    )
+    assert left["character"]["healingSurges"]["remaining"] == 2
+
+
+def _uuid(cid: str) -> Any:
+    from uuid import UUID
+
+    return UUID(cid)
