@@ -139,3 +139,64 @@ def _uuid(cid: str) -> Any:
     from uuid import UUID
 
     return UUID(cid)
+
+
+def _register(g: GQL, c: str, gm: str, mutation: str, fields: dict[str, Any]) -> str:
+    out = g.mutate(mutation, {"campaignId": c, **fields}, gm, "character { id }")
+    assert out["userErrors"] == [], out
+    return str(out["character"]["id"])
+
+
+@pytest.mark.parametrize("ruleset", ["d20", "orcus"])
+def test_every_game_system_s_mutations_can_be_proposed(g: GQL, ruleset: str) -> None:
+    """The d20 house rules' and Orcus's own mutations go through the same queue unchanged."""
+    out = g.ok(
+        "mutation($i: CreateCampaignInput!) { createCampaign(input: $i) { "
+        "campaign { campaignId } gmToken } }",
+        {"i": {"name": f"Proposals {ruleset}", "ruleset": ruleset}},
+    )["createCampaign"]
+    cid, gm = out["campaign"]["campaignId"], out["gmToken"]
+    c = gid("Campaign", cid, cid)
+    if ruleset == "d20":
+        sheet = {"kind": "PC", "level": 1, "maxHp": 20, "baseAttackBonus": [1]}
+        kara, gnoll = (
+            _register(g, c, gm, "d20RegisterCreature", {"name": n, **sheet}) for n in ("Kara", "Gnoll")
+        )
+        mutation = "d20Attack"
+        command = {"attackerId": kara, "targetId": gnoll, "roll": {"expression": "1d20", "faces": [12]}}
+        applied = "AttackRolled"
+    else:
+        sheet = {
+            "kind": "HERO",
+            "level": 1,
+            "maxHp": 30,
+            "surgesPerDay": 2,
+            "defenses": {"ac": 10, "fort": 10, "ref": 10, "will": 10},
+        }
+        kara, ogre = (
+            _register(g, c, gm, "orcusRegisterCreature", {"name": n, **sheet}) for n in ("Kara", "Ogre")
+        )
+        mutation, applied = "orcusAttack", "AttackMade"
+        command = {
+            "attackerId": kara,
+            "power": {"kind": "MELEE", "defense": "AC", "attackBonus": 2, "damage": "1d6"},
+            "targets": [{"targetId": ogre, "roll": {"expression": "1d20", "faces": [15]}}],
+        }
+    player = issue(g, cid, gm, "PLAYER", [kara])
+    out = g.mutate(
+        "submitProposal", {"campaignId": c, "mutation": mutation, "input": command}, player, PROPOSAL
+    )
+    assert out["userErrors"] == [], out
+    ok = g.mutate("approveProposal", {"campaignId": c, "proposalId": out["proposal"]["id"]}, gm, PROPOSAL)
+    assert ok["userErrors"] == [] and ok["proposal"]["status"] == "APPROVED", ok
+    types = [f["type"] for f in ok["facts"]]
+    assert types[0] == "ProposalDecided" and len(types) >= 2
+    assert types[1] == applied
+    history = g.ok(
+        "query($c: ID!) { campaign(id: $c) { history(last: 3) { nodes { position provenance } } } }",
+        {"c": c},
+        gm,
+    )["campaign"]["history"]["nodes"]
+    assert history[-1]["provenance"] == (
+        f"proposed by player, approved by the GM (proposal #{out['proposal']['position']})"
+    )
