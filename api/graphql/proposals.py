@@ -190,6 +190,16 @@ def _label(look: Look) -> str:
     return str(label or "")
 
 
+def _in_input(err: Any, inner: Any) -> Any:
+    """The command's refusal, its field named inside the proposal's ``input`` (``input.characterId``)."""
+    from api.graphql.mutations import input_field
+
+    name = input_field(err.field, inner)
+    if name and not name.startswith("input"):
+        err.field = f"input.{name}"
+    return err
+
+
 def _replaying(look: Look, i: Any) -> bool:
     """Whether this request repeats one stored under its idempotency key (the ledger replays it)."""
     key = getattr(i, "idempotency_key", None)
@@ -236,12 +246,15 @@ def p_submit(i: SubmitProposalInput, look: Look) -> Plan:
         raise ChronicleError("FORBIDDEN", f"players may not use {i.mutation} in this campaign")
     inner = command_input(spec, raw, str(i.campaign_id))
     plook = ProposalLook(look)
-    plan = spec.planner(inner, plook)
+    try:
+        plan = spec.planner(inner, plook)
+    except (ChronicleError, DomainError) as err:
+        raise _in_input(err, inner) from None
     character = _may_propose(look.who, plan)
     if not _replaying(look, i):  # a repeat answers what was stored, whatever the present says
         refusal = look.app.preview(look.campaign_id, [plan.items])["refusals"][0]
         if refusal is not None:
-            raise refusal
+            raise _in_input(refusal, inner)
     proposed = {k: v for k, v in raw.items() if k not in REQUEST_FIELDS}
     proposed.setdefault("campaignId", str(i.campaign_id))
     payload = {

@@ -62,6 +62,13 @@ def test_the_approval_applies_the_dice_rolled_at_submission(g: GQL) -> None:
     # proposal facts themselves are not revoked: a proposal is withdrawn or rejected
     no = g.mutate("revokeFact", {"campaignId": c, "position": out["proposal"]["position"], "reason": "x"}, gm)
     assert [e["code"] for e in no["userErrors"]] == ["INVALID_INPUT"]
+    # the command's own refusals name the field inside the proposal's input
+    bad = g.mutate(
+        "submitProposal",
+        {"campaignId": c, "mutation": "attack", "input": {**swing(aria, orc), "attackerId": "nope"}},
+        ana,
+    )
+    assert [(e["code"], e["field"]) for e in bad["userErrors"]] == [("INVALID_ID", "input.attackerId")]
     # another game system's mutation cannot be proposed here
     d20 = g.mutate(
         "submitProposal",
