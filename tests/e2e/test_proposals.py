@@ -320,6 +320,9 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
         )
         assert f"Proposed by Bo (player), approved by the GM (proposal #{pos['surge']})" in md.text
         assert f"The GM approves with changes proposal #{pos['attack']}: the die was cocked" in md.text
+        assert f"The GM rejects proposal #{pos['surge2']}: no surge left" in md.text
+        assert f"The GM rejects proposal #{pos['wind']}: not now" in md.text
+        assert md.text.count("Proposed by ") == 2  # only the two applied facts carry a provenance
         # and the JSONL export carries the proposals: an import has the same book and provenance
         jsonl = client.get(f"/campaigns/{cid}/export.jsonl", headers={"Authorization": f"Bearer {gm}"}).text
         fresh = open_application(Settings(database_url="memory:"))
