@@ -5,7 +5,8 @@ before and while it runs.
 
 - Before it runs, the operation's cost is estimated from the document and its variables
   (:func:`estimate_cost`): each selected field costs 1 (``asOf`` and ``whatIf``, which
-  replay the campaign, cost :data:`WEIGHTS`), times the size of every list it is inside.
+  replay the campaign, and ``proposalPreview`` cost :data:`WEIGHTS`), times the size of
+  every list it is inside.
   A connection's ``edges``/``nodes`` count its page size (``first``/``last``, default 50);
   any other list of objects counts the items :data:`LIST_SIZES` gives for its name (30
   for ``characters``, 10 for ``encounters``, 5 for ``effects``, ...; else
@@ -244,7 +245,8 @@ LIST_SIZES = {
 LIST_ESTIMATE = 10
 DEFAULT_PAGE = 50  # a connection's page without first/last (api.graphql.types.DEFAULT_PAGE)
 MAX_PAGE = 100  # the largest page (api.graphql.types.MAX_PAGE); larger ones are refused anyway
-WEIGHTS = {"asOf": 25, "whatIf": 100}  # fields that replay the campaign
+# fields that replay the campaign (or fold proposed commands on a copy of the present)
+WEIGHTS = {"asOf": 25, "whatIf": 100, "proposalPreview": 25}
 PAGE_ARGUMENTS = ("first", "last")
 
 

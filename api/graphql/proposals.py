@@ -166,7 +166,7 @@ def _proposal(look: Look, gid: Any) -> book.Proposal:
     _, cid, local = ids.decode(gid, "Proposal", "proposalId")
     if cid != look.campaign_id or not local.isdigit():
         raise ChronicleError("NOT_FOUND", "no such proposal in this campaign", "proposalId")
-    found = look.app.proposals(look.campaign_id).proposals.get(int(local))
+    found = look.app.proposal(look.campaign_id, int(local))
     if found is None:
         raise NotFound(f"no proposal at position {local}", field="proposalId")
     return found
@@ -354,7 +354,7 @@ async def _answer(info: Info, inp: Any, out: Any) -> Any:
         position = out.facts[0].position if out.facts else None
     else:
         position = int(ids.decode(inp.proposal_id, "Proposal", "proposalId")[2])
-    found = (await ctx.call(ctx.app_of(info).proposals, campaign_id)).proposals.get(position or 0)
+    found = await ctx.call(ctx.app_of(info).proposal, campaign_id, position or 0)
     out.proposal = None if found is None else Proposal.build(campaign_id, found)
     return out
 

@@ -95,7 +95,6 @@ class Query:
             match = [t for t in tokens if t["token_id"] == local]
             return AccessToken.build(cid, match[0]) if match else None
         if type_name == "Proposal":
-            book = await ctx.call(ctx.app_of(info).proposals, cid)
-            found = book.proposals.get(int(local)) if local.isdigit() else None
+            found = await ctx.call(ctx.app_of(info).proposal, cid, int(local)) if local.isdigit() else None
             return None if found is None else Proposal.build(cid, found)
         return None  # pragma: no cover

@@ -1069,7 +1069,7 @@ class Campaign(Node):
         before: str | None = None,
     ) -> ProposalConnection:
         await ctx.reader(info, self.campaign_id_)
-        found = (await ctx.call(ctx.app_of(info).proposals, self.campaign_id_)).pending()
+        found = await ctx.call(ctx.app_of(info).pending_proposals, self.campaign_id_)
         return _proposals_page(self.campaign_id_, found, first, after, last, before)
 
     @strawberry.field(description="Every proposal (optionally only those with one status), oldest first.")

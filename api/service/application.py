@@ -1024,6 +1024,17 @@ class ChronicleApplication(Application[UUID]):
         with self._lock(campaign_id):
             return copy.deepcopy(self._load(campaign_id).ledger.proposals)
 
+    def proposal(self, campaign_id: UUID, position: int) -> proposals_mod.Proposal | None:
+        """One proposal now (a copy), or None."""
+        with self._lock(campaign_id):
+            found = self._load(campaign_id).ledger.proposals.proposals.get(position)
+            return None if found is None else copy.deepcopy(found)
+
+    def pending_proposals(self, campaign_id: UUID) -> list[proposals_mod.Proposal]:
+        """The proposals awaiting the GM now, oldest first (copies)."""
+        with self._lock(campaign_id):
+            return copy.deepcopy(self._load(campaign_id).ledger.proposals.pending())
+
     def preview(self, campaign_id: UUID, actions: list[list[tuple[str, dict[str, Any]]]]) -> dict[str, Any]:
         """The present if these table actions were recorded now, in order (each refused one
         left out, with its refusal), and how it differs. Stores nothing."""
