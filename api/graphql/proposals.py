@@ -284,6 +284,7 @@ def p_approve(i: ApproveProposalInput, look: Look) -> Plan:
         "decision": decision,
         "reason": i.reason,
         "input": raw if decision == "approved_with_changes" else None,
+        "changed": book.diff(p.input, raw),
         "facts": len(plan.items),
     }
     meta = {

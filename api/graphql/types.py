@@ -736,8 +736,8 @@ class Proposal(Node):
         if self.p_.amended_input is None:
             return []
         return [
-            FieldChange(field=k, before=b, after=a)
-            for k, b, a in _json_diff(self.p_.input, self.p_.amended_input)
+            FieldChange(field=c["field"], before=c["before"], after=c["after"])
+            for c in book.diff(self.p_.input, self.p_.amended_input)
         ]
 
     @strawberry.field(description="The character it is for (local id).")
@@ -787,22 +787,6 @@ class Proposal(Node):
     @strawberry.field(description="The dice the server rolled for it (approving applies these same dice).")
     def dice(self) -> list[DiceRoll]:
         return rolls_in([r.get("roll") for r in self.p_.rolls])
-
-
-def _json_diff(before: Any, after: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """The dotted paths where two JSON values differ, with both sides."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        out: list[tuple[str, Any, Any]] = []
-        for k in sorted(set(before) | set(after), key=str):
-            out.extend(_json_diff(before.get(k), after.get(k), f"{path}.{k}" if path else str(k)))
-        return out
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [
-            d
-            for i, (b, a) in enumerate(zip(before, after, strict=True))
-            for d in _json_diff(b, a, f"{path}.{i}")
-        ]
-    return [] if before == after else [(path, before, after)]
 
 
 @strawberry.type

@@ -108,6 +108,7 @@ META: dict[str, dict[str, Field]] = {
         "decision": req("enum", choices=("approved", "approved_with_changes", "rejected")),
         "reason": opt("str", ""),
         "input": opt("dict", None, nullable=True),
+        "changed": opt("list_dict", []),  # with changes: each input field changed, before and after
         "facts": opt("int", 0, minimum=0, maximum=10_000),
     },
     "ProposalWithdrawn": {

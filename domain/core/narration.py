@@ -17,6 +17,7 @@ Pure: no I/O; the state is only read.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -166,8 +167,14 @@ class Narrator:
             "approved_with_changes": "approves with changes",
             "rejected": "rejects",
         }[p["decision"]]
+        changed = "; ".join(
+            f"{self.m.esc(str(c.get('field')))} from {self.m.esc(_plain(c.get('before')))} "
+            f"to {self.m.esc(_plain(c.get('after')))}"
+            for c in p.get("changed") or []
+        )
+        what = f" ({changed})" if changed else ""
         why = f": {self.m.esc(p['reason'])}" if p.get("reason") else "."
-        return f"The GM {verb} proposal #{p['proposal']}{why}"
+        return f"The GM {verb} proposal #{p['proposal']}{what}{why}"
 
     def _ProposalWithdrawn(self, p: dict[str, Any], o: Any, s: Any) -> str:
         why = f": {self.m.esc(p['reason'])}" if p.get("reason") else "."
@@ -302,3 +309,14 @@ class Narrator:
                 if life != "active":
                     out.append((cid, life.replace("_", " ")))
         return out
+
+
+def _plain(value: Any) -> str:
+    """A JSON value in a sentence: ``5``, ``"melee"``, ``none``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -127,6 +127,21 @@ class Book:
         return self.policies.get(mutation, DEFAULT_MODE)
 
 
+def diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
+    """Where two JSON inputs differ: ``[{"field": "targets.0.damageRoll.faces.0", "before": 5,
+    "after": 2}]`` (dotted paths, list items by index while the lists keep their length)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[dict[str, Any]] = []
+        for k in sorted(set(before) | set(after), key=str):
+            out.extend(diff(before.get(k), after.get(k), f"{path}.{k}" if path else str(k)))
+        return out
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [
+            d for i, (b, a) in enumerate(zip(before, after, strict=True)) for d in diff(b, a, f"{path}.{i}")
+        ]
+    return [] if before == after else [{"field": path, "before": before, "after": after}]
+
+
 DECISION_WORDS = {
     "approved": "approved",
     "approved_with_changes": "approved with changes",

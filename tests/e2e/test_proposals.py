@@ -319,7 +319,10 @@ def test_players_propose_and_the_gm_decides_live(server: Server) -> None:
             in md.text
         )
         assert f"Proposed by Bo (player), approved by the GM (proposal #{pos['surge']})" in md.text
-        assert f"The GM approves with changes proposal #{pos['attack']}: the die was cocked" in md.text
+        assert (
+            f"The GM approves with changes proposal #{pos['attack']} "
+            r"(targets.0.damageRoll.faces.0 from 5 to 2): the die was cocked" in md.text
+        )
         assert f"The GM rejects proposal #{pos['surge2']}: no surge left" in md.text
         assert f"The GM rejects proposal #{pos['wind']}: not now" in md.text
         assert md.text.count("Proposed by ") == 2  # only the two applied facts carry a provenance
