@@ -184,7 +184,7 @@ def _pending(p: book.Proposal) -> None:
 def _label(look: Look) -> str:
     who = look.who
     if who.is_gm:
-        return "the GM"
+        return ""
     tokens = look.access.tokens(look.campaign_id) if look.access is not None else []
     label = next((t.get("label") for t in tokens if t.get("token_id") == who.token_id), "")
     return str(label or "")

@@ -153,6 +153,8 @@ DECISION_WORDS = {
 def who(proposed_by: str, proposer: str) -> str:
     """``Ana (player)``: the name and the role of whoever proposed."""
     role = proposed_by.split(":", 1)[0] or "player"
+    if role == "gm":
+        return "the GM"
     return f"{proposer} ({role})" if proposer and proposer != role else role
 
 
