@@ -255,8 +255,7 @@ def p_submit(i: SubmitProposalInput, look: Look) -> Plan:
         refusal = look.app.preview(look.campaign_id, [plan.items])["refusals"][0]
         if refusal is not None:
             raise _in_input(refusal, inner)
-    proposed = {k: v for k, v in raw.items() if k not in REQUEST_FIELDS}
-    proposed.setdefault("campaignId", str(i.campaign_id))
+    proposed = {**{k: v for k, v in raw.items() if k not in REQUEST_FIELDS}, "campaignId": str(i.campaign_id)}
     payload = {
         "mutation": i.mutation,
         "input": proposed,
