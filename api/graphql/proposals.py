@@ -433,7 +433,10 @@ async def preview(info: Info, campaign_id: UUID, proposal_ids: list[strawberry.I
                 actions.append([])
                 continue
             early.append(None)
-            actions.append(plan.items)
+            # as approving stores it: the decision first, then the command's facts (their positions
+            # name what they create, e.g. effect ids)
+            decided = {"proposal": p.position, "decision": "approved", "facts": len(plan.items)}
+            actions.append([("ProposalDecided", decided), *plan.items])
         result = app.preview(campaign_id, [a for a in actions if a])
         late = iter(result["refusals"])
         refusals = [e if e is not None or not a else next(late) for e, a in zip(early, actions, strict=True)]

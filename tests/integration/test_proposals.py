@@ -2,7 +2,8 @@
 are the dice its approval applies; a pending proposal survives an export and an import (its IDs
 name the new campaign's characters); two GMs approving the same proposal apply it once; an
 approved fact is corrected like any other; a proposal of another game system's mutation is
-refused."""
+refused; d20 and Orcus mutations go through the same queue; and the law of the preview: it is
+what approving the same proposals in the same order does."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from api.exports import service
 from api.http.app import create_app
@@ -207,3 +210,72 @@ def test_every_game_system_s_mutations_can_be_proposed(g: GQL, ruleset: str) -> 
     assert history[-1]["provenance"] == (
         f"proposed by player, approved by the GM (proposal #{out['proposal']['position']})"
     )
+
+
+# --------------------------------------------------------------------------- the preview law
+COMMANDS = {
+    "surge-brom": ("spendHealingSurge", lambda t: {"characterId": t["brom"]}),
+    "surge-aria": ("spendHealingSurge", lambda t: {"characterId": t["aria"]}),
+    "wind-aria": ("useSecondWind", lambda t: {"characterId": t["aria"]}),
+    "swing": ("attack", lambda t: swing(t["aria"], t["brom"])),
+    "hurt-brom": ("dealDamage", lambda t: {"characterId": t["brom"], "amount": 9}),
+}
+
+
+@pytest.fixture(scope="module")
+def memory_g() -> Iterator[GQL]:
+    from api.service.store import open_application
+
+    app = open_application(Settings(database_url="memory:"))
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        yield GQL(client)
+    app.close()
+
+
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    chosen=st.lists(st.sampled_from(sorted(COMMANDS)), min_size=1, max_size=6),
+    order=st.randoms(use_true_random=False),
+)
+def test_the_preview_is_what_approving_in_that_order_does(
+    memory_g: GQL, chosen: list[str], order: Any
+) -> None:
+    """Whatever is pending and in whatever order: approving the proposals one by one gives exactly
+    the characters the preview showed, and refuses exactly the ones it said, with the same codes."""
+    g = memory_g
+    cid, gm = create_campaign(g, "Law")
+    c = gid("Campaign", cid, cid)
+    t = {"aria": pc(g, cid, gm, "Aria", surgesPerDay=2), "brom": pc(g, cid, gm, "Brom", surgesPerDay=1)}
+    g.mutate("dealDamage", {"campaignId": c, "characterId": t["aria"], "amount": 20}, gm)
+    player = issue(g, cid, gm, "PLAYER", [t["aria"], t["brom"]])
+    ids: list[str] = []
+    for name in chosen:
+        mutation, build = COMMANDS[name]
+        out = g.mutate(
+            "submitProposal", {"campaignId": c, "mutation": mutation, "input": build(t)}, player, PROPOSAL
+        )
+        if not out["userErrors"]:
+            ids.append(out["proposal"]["id"])
+    if not ids:
+        return
+    order.shuffle(ids)
+    preview = g.ok(
+        """query($c: ID!, $p: [ID!]!) { campaign(id: $c) { proposalPreview(proposalIds: $p) {
+        applied refusals { position code } characters { creatureId raw } } } }""",
+        {"c": c, "p": ids},
+        gm,
+    )["campaign"]["proposalPreview"]
+    refused = []
+    for p in ids:
+        out = g.mutate("approveProposal", {"campaignId": c, "proposalId": p}, gm, PROPOSAL)
+        if out["userErrors"]:
+            refused.append({"position": int(_local(p)), "code": out["userErrors"][0]["code"]})
+    assert refused == preview["refusals"]
+    now = g.ok("query($c: ID!) { campaign(id: $c) { characters { creatureId raw } } }", {"c": c}, gm)
+    assert now["campaign"]["characters"] == preview["characters"]
+
+
+def _local(gid_: str) -> str:
+    import base64
+
+    return base64.b64decode(gid_).decode().rsplit(":", 1)[1]
