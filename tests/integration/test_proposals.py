@@ -279,3 +279,40 @@ def _local(gid_: str) -> str:
     import base64
 
     return base64.b64decode(gid_).decode().rsplit(":", 1)[1]
+
+
+def test_a_fresh_process_reads_the_queue_from_a_snapshot(store: Settings) -> None:
+    """The proposals live in the facts the ledger pins: a process that starts from the snapshot
+    (the proposal facts themselves paged out) sees the same queue and trust settings."""
+    import dataclasses
+
+    from api.service.store import open_application
+
+    app = open_application(store)
+    apps = [app]
+    try:
+        cid = app.create_campaign("Snapshot")
+        app.record(cid, "ProposalPolicySet", {"mutation": "attack", "mode": "approval"})
+        first = app.record(
+            cid,
+            "ProposalSubmitted",
+            {"mutation": "addNote", "input": {"text": "a"}, "proposed_by": "player:t1", "proposer": "Ana"},
+        ).positions[0]
+        second = app.record(
+            cid,
+            "ProposalSubmitted",
+            {"mutation": "addNote", "input": {"text": "b"}, "proposed_by": "player:t2", "proposer": "Bo"},
+        ).positions[0]
+        app.record(cid, "ProposalDecided", {"proposal": first, "decision": "rejected", "reason": "no"})
+        for minutes in range(1, 40):
+            app.advance_time(cid, minutes)
+        app.write_snapshot(cid)
+        fresh = open_application(dataclasses.replace(store, ledger_window=5))
+        apps.append(fresh)
+        assert [p.position for p in fresh.pending_proposals(cid)] == [second]
+        assert fresh.cache_stats["from_snapshot"] == 1
+        assert fresh.proposals(cid) == app.proposals(cid)
+        assert fresh.proposal_mode(cid, "attack") == "approval"
+    finally:
+        for a in apps:
+            a.close()
