@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from gql import Client, gql
+from gql.transport.exceptions import TransportQueryError
 from gql.transport.websockets import WebsocketsTransport
 
 from api.cli.process import clean_env as server_env
@@ -371,6 +372,32 @@ def test_withdrawal_and_a_forbidden_command(server: Server) -> None:
             "query($c: ID!) { campaign(id: $c) { proposalPolicies { mutation mode } } }", {"c": c}, gm
         )
         assert policies["campaign"]["proposalPolicies"] == [{"mutation": "rollDice", "mode": "FORBIDDEN"}]
+        # a token of another campaign sees nothing of the queue, live or not
+        _, stranger = create_campaign(g, "Elsewhere")
+
+        async def listen_as(token: str) -> str:
+            transport = WebsocketsTransport(
+                url=server.url.replace("http", "ws") + "/graphql",
+                init_payload={"authorization": f"Bearer {token}"},
+            )
+            async with Client(transport=transport, fetch_schema_from_transport=False) as session:
+                sub = gql(
+                    "subscription($c: ID!) { "
+                    "campaignProposals(campaignId: $c, afterPosition: 0) { position } }"
+                )
+                try:
+                    async for _ in session.subscribe(sub, variable_values={"c": c}):
+                        return "event"
+                except TransportQueryError as err:
+                    return str((err.errors or [{}])[0].get("extensions", {}).get("code"))
+            return "ended"
+
+        assert asyncio.run(listen_as(stranger)) == "NOT_FOUND"
+        assert asyncio.run(listen_as(ana)) == "event"  # a member catches up from position 0
+        hidden = g.raw(
+            "query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount } } }", {"c": c}, stranger
+        )
+        assert hidden["errors"][0]["extensions"]["code"] == "NOT_FOUND"
         # back to the default: players roll directly again
         g.mutate("setProposalPolicy", {"campaignId": c, "mutation": "rollDice", "mode": "DIRECT"}, gm)
         assert g.mutate("rollDice", {"campaignId": c, **roll}, ana)["userErrors"] == []
