@@ -9,8 +9,9 @@ Fortune Die, ranks, advantage): the table rules them and the facts carry the rul
 * ``tables``: success levels, effects, surge purposes, luck contexts, rests, actions as data;
 * ``flags``: every PROPOSAL / ABSENT gap the fold decides, named (prefix ``hs.``);
 * ``vitality``: the one implementation of damage, HP loss, surges, dying, death and healing;
-* ``rules``, ``attempts``, ``rounds``: the handlers, one per fact type; ``rounds`` also holds
-  the hooks the core encounter engine calls (initiative bands, turn start, round start);
+* ``rules``, ``attempts``: the handlers, one per fact type; ``rounds``: initiative bands,
+  knock-back and the turn-boundary steps; ``encounter``: the hooks the core encounter engine
+  calls, the initiative facts and the facts that take an action (HS-4);
 * ``narrate``: the narrator (one sentence per fact, turn-start steps, summary columns, marks).
 """
 
@@ -23,13 +24,13 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.hero_surge import attempts, rounds, rules
+from domain.rulesets.hero_surge import attempts, encounter, rules
 from domain.rulesets.hero_surge.facts import CATALOGUE
 from domain.rulesets.hero_surge.flags import DEFAULTS, flags_doc, validate_flag
 from domain.rulesets.hero_surge.narrate import HeroSurgeNarrator
 from domain.rulesets.hero_surge.state import Creature, HSState
 
-HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attempts.HANDLERS, **rounds.HANDLERS}
+HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attempts.HANDLERS, **encounter.HANDLERS}
 
 ERROR_CODES: dict[str, str] = {
     "ALREADY_EXCHANGED": "The attempt's natural 20 was already exchanged for a Fortune Die.",
@@ -77,9 +78,14 @@ ERROR_CODES: dict[str, str] = {
         "a turn only by a hero dying then (B-HS-9, ruling 25)."
     ),
     "NO_RANK_PENALTY": "The creature has no (such) rank penalty pending (B-HS-5).",
+    "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
     "SURGE_HEALING_USED": "A hero's surge was already spent for healing within the hour (HS-15, B-HS-14).",
     "WRONG_ATTEMPT": (
         "The attempt is of the wrong kind, creature or success level for this, or came too early."
+    ),
+    "WRONG_ROUND": (
+        "An initiative check names a round other than the one it is for (the next round while the "
+        "encounter runs; HS-2)."
     ),
     "WRONG_DICE": (
         "The dice do not fit the rule: Hit Dice of another size or count, a 1-1 reroll sequence that does "
@@ -96,6 +102,11 @@ class HeroSurge:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    encounter_rules = encounter.RULES  # its hooks into the core encounter engine
+
+    @property
+    def fact_types(self) -> frozenset[str]:
+        return frozenset(HANDLERS)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return flags_doc()
@@ -129,7 +140,7 @@ class HeroSurge:
         return result
 
     def pending_rolls(self, state: HSState) -> list[tuple[str, dict[str, Any]]]:
-        return rounds.pending_rolls(state)
+        return encounter.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
     def creature_view(self, state: HSState, creature_id: str) -> dict[str, Any]:
@@ -137,16 +148,7 @@ class HeroSurge:
         return creature_view(c)
 
     def encounter_view(self, state: HSState, encounter_id: str) -> dict[str, Any]:
-        e = state.encounters[encounter_id]
-        participants = list(getattr(e, "participants", []))
-        rnd = getattr(e, "round", 0)
-        return {
-            "id": encounter_id,
-            "state": getattr(e, "state", None),
-            "round": rnd,
-            "participants": participants,
-            "initiative_order": rounds.initiative_order(state, encounter_id, rnd, participants),
-        }
+        return encounter.encounter_view(state, state.encounters[encounter_id])
 
     def campaign_view(self, state: HSState) -> dict[str, Any]:
         return {

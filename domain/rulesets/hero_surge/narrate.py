@@ -77,11 +77,19 @@ class HeroSurgeNarrator(Narrator):
             text += f", knocked back to {_words(o['band'])}"
         return text + "."
 
+    def _InitiativeRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s) if p.get("creature") else self.names_of(p.get("creatures") or [], s)
+        text = f"{who} checks initiative ({self.roll(p['roll'])}): {_words(p['success_level'])}"
+        if o and o.get("knocked_back"):
+            text += f", knocked back to {_words(o['band'])}"
+        if o and o.get("for_round"):
+            text += f" (for round {o['for_round']})"
+        return text + "."
+
     def _InitiativeOrderChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        return (
-            f"Order among the {p['side']} in the {_words(p['success_level'])} band: "
-            f"{self.names_of(p['order'], s)}."
-        )
+        where = f" in the {_words(o['band'])} band" if o and o.get("band") else ""
+        side = o["side"] if o and o.get("side") else "tied"
+        return f"Order among the {side}{where}: {self.names_of(p['creatures'], s)}."
 
     def _DefendDeclared(self, p: dict[str, Any], o: Any, s: Any) -> str:
         whom = f" {self.name(p['target'], s)} ({p['mode']})" if p.get("target") else ""

@@ -73,6 +73,32 @@ class HSTable:
         r = roll("2d20kh1", *faces) if len(faces) == 2 else d20(faces[0])
         return self.out("LuckRollMade", creature=who, context=context, roll=r, **more)
 
+    # --- encounters (the core encounter engine) -------------------------------
+    def fight(
+        self, checks: dict[str, tuple[str, int]], eid: str = "e1", surprised: list[str] | None = None
+    ) -> Any:
+        """Start encounter ``eid`` with these creatures, each with its initiative check (ruled
+        level, d20 face), in the order given."""
+        self.rec("EncounterStarted", encounter_id=eid, name=eid, participants=list(checks))
+        if surprised:
+            self.rec("SurpriseDetermined", encounter_id=eid, surprised=surprised)
+        return [self.check(cid, level, face, eid) for cid, (level, face) in checks.items()][-1]
+
+    def check(self, cid: str, level: str, face: int, eid: str = "e1") -> dict[str, Any]:
+        """An initiative check (HS-2): for the first round in setup, for the next round while running."""
+        return self.out(
+            "InitiativeRolled", encounter_id=eid, creature=cid, roll=d20(face), success_level=level
+        )
+
+    def start(self, eid: str = "e1") -> dict[str, Any]:
+        return self.out("TurnStarted", encounter_id=eid)
+
+    def end(self, eid: str = "e1") -> dict[str, Any]:
+        return self.out("TurnEnded", encounter_id=eid)
+
+    def enc(self, eid: str = "e1") -> dict[str, Any]:
+        return self.app.view(self.cid).encounter(eid)
+
     # --- reads ---------------------------------------------------------------
     def v(self, cid: str, position: int | None = None, view: str = "corrected") -> dict[str, Any]:
         return self.app.creature_state(self.cid, cid, position, view)
