@@ -91,6 +91,17 @@ class HeroSurgeNarrator(Narrator):
         side = o["side"] if o and o.get("side") else "tied"
         return f"Order among the {side}{where}: {self.names_of(p['creatures'], s)}."
 
+    def _ActionTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        """HS-4: a move, an action or a free action through the turn economy."""
+        who = self.name(p["creature"], s)
+        kind = str(p["action"])
+        what = {"action": "the action", "move": "a move", "free": "a free action"}.get(
+            kind, f"a {kind} action"
+        )
+        instead = " (with the action: HS-4's second move)" if p.get("substitutes_for") else ""
+        name = f": {self.m.esc(p['name'])}" if p.get("name") else ""
+        return f"{who} takes {what}{instead}{name}."
+
     def _DefendDeclared(self, p: dict[str, Any], o: Any, s: Any) -> str:
         whom = f" {self.name(p['target'], s)} ({p['mode']})" if p.get("target") else ""
         return f"{self.name(p['creature'], s)} defends{whom}."
@@ -269,5 +280,5 @@ class HeroSurgeNarrator(Narrator):
             out += [(cid, REST_MARKS[p["kind"]]) for cid in o.get("participants", {})]
         for cid, (before, after) in changes.items():
             if before and after and (before.get("hero_surges") or 0) >= 0 > (after.get("hero_surges") or 0):
-                out.append((cid, "negative hero's surges"))
+                out.append((cid, "negative surges"))
         return out
