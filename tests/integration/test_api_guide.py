@@ -245,9 +245,17 @@ def test_the_hero_surge_section_plays_through() -> None:
         sneak = run("RegisterSneak", gm, campaign=campaign)["heroSurgeRegisterCreature"]["character"]["id"]
         enc = run("StartBridge", gm, campaign=campaign, brin=brin["id"], sneak=sneak)["startEncounter"]
         eid = enc["encounter"]["id"]
-        run("CheckInitiative", gm, campaign=campaign, encounter=eid, who=sneak, level="MAJOR_SUCCESS", face=19)
+        run(
+            "CheckInitiative", gm, campaign=campaign, encounter=eid, who=sneak, level="MAJOR_SUCCESS", face=19
+        )
         settled = run(
-            "CheckInitiative", gm, campaign=campaign, encounter=eid, who=brin["id"], level="MAJOR_SUCCESS", face=3
+            "CheckInitiative",
+            gm,
+            campaign=campaign,
+            encounter=eid,
+            who=brin["id"],
+            level="MAJOR_SUCCESS",
+            face=3,
         )["heroSurgeCheckInitiative"]["facts"][0]["outcome"]
         assert settled["order"] == ["brin", "goblin-sneak"]  # the same band: the hero first
         first = run("Stab", gm, campaign=campaign, brin=brin["id"], amount=25)["heroSurgeApplyDamage"]

@@ -39,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from api.rulesets.hero_surge.commands import HeroSurgeCommands
 from api.service.application import ChronicleApplication
 
 __all__ = ["DEMO_NAME", "ENCOUNTER", "create_demo"]
@@ -67,32 +68,20 @@ def create_demo(app: ChronicleApplication) -> UUID:
         DEMO_NAME, ruleset="hero-surge", meta={"recorded_by": GM, "recorded_at": START.isoformat()}
     )
 
+    h = HeroSurgeCommands(app, meta=clock.meta)
+
     def fact(fact_type: str, **payload: Any) -> Any:
-        return app.record(cid, fact_type, payload, meta=clock.meta())
+        return h.record(cid, fact_type, payload)
 
     def roll(expression: str, *faces: int) -> dict[str, Any]:
         return app.roll(expression, faces=list(faces))
 
     def checks(*rows: tuple[str, str, int]) -> None:
         for who, level, face in rows:
-            fact(
-                "InitiativeRolled",
-                encounter_id=ENCOUNTER,
-                creature=who,
-                roll=roll("1d20", face),
-                success_level=level,
-            )
+            h.check_initiative(cid, ENCOUNTER, who, level, face)
 
     def attempt(aid: str, who: str, level: str, face: int, kind: str = "attack", **more: Any) -> Any:
-        return fact(
-            "AttemptRolled",
-            attempt_id=aid,
-            creature=who,
-            kind=kind,
-            roll=roll("1d20", face),
-            success_level=level,
-            **more,
-        )
+        return h.attempt(cid, aid, who, level, face=face, kind=kind, **more)
 
     def turn(who: str) -> None:
         fact("TurnStarted", encounter_id=ENCOUNTER, creature=who)
@@ -154,8 +143,8 @@ def create_demo(app: ChronicleApplication) -> UUID:
     attempt("a1", "aldric", "major_success", 15, targets=["ogre"])
     fact("HamperingEffectChosen", attempt_id="a1", option="brutal_damage")
     fact("DamageRolled", damage_id="d2", attempt_id="a1", roll=roll("1d8+2", 1))
-    fact("DiceRerolled", roll_id="d2", die_index=0, new_face=1)
-    fact("DiceRerolled", roll_id="d2", die_index=0, new_face=6)
+    h.reroll(cid, "d2", 0, 1)
+    h.reroll(cid, "d2", 0, 6)
     fact("DamageApplied", target="ogre", damage_id="d2")
     end()
     turn("ogre")  # (the surprised scout takes no turn in the surprise round)
@@ -249,7 +238,7 @@ def create_demo(app: ChronicleApplication) -> UUID:
     end()
     turn("brin")  # dying at the start of her own turn: a luck roll is owed (ruling 25)
     # with advantage: 2d20kh1 (3, 12): 12, lucky: nothing lost
-    fact("LuckRollMade", creature="brin", context="dying_turn_start", roll=roll("2d20kh1", 3, 12))
+    h.luck_roll(cid, "brin", "dying_turn_start", [3, 12])
     end()
     turn("g2")
     end()
@@ -276,12 +265,5 @@ def create_demo(app: ChronicleApplication) -> UUID:
     # Aldric reaches level 2 (ruling 22): 2d8 (2, 3) and two Con dice (Con 14: +2) (7, 1); the 7 is
     # swapped in for the 2: (7, 3): a die of 4 or more: the higher, 7 (HS-13, B-HS-17): 40 -> 47;
     # surges 4 -> 5 (HS-15)
-    fact(
-        "LevelGained",
-        creature="aldric",
-        new_level=2,
-        hit_dice=roll("2d8", 2, 3),
-        con_extra=roll("2d8", 7, 1),
-        swaps=[{"extra": 0, "pair": 0}],
-    )
+    h.gain_level(cid, "aldric", 2, [2, 3], con_extra=[7, 1], swaps=[{"extra": 0, "pair": 0}])
     return cid

@@ -6,15 +6,14 @@ band heroes act before foes (HS-2), then the higher die, then a recorded choice
 (``InitiativeOrderChosen``; B-HS-18). A Devastating "knock initiative back" moves the target one
 band down this round if it has not acted yet, else on its next round's check (B-HS-18).
 
-The core encounter engine sequences rounds and turns. Until it is on main, the hero's-surge
-part of its hooks are plain functions here, named and shaped as the engine's hook protocol
-(``EncounterRules``), each changing ``state`` in place and returning a report for the outcome:
+The core encounter engine sequences rounds and turns (``encounter.py`` gives it this system's
+hooks); this module holds the hero's-surge part, each changing ``state`` in place and returning a
+report for the outcome:
 
 * :func:`initiative_entry` ``(state, enc, creatures, payload, ctx)``: a check's entry, with its
   ``rank`` (higher acts first): ``[band from the bottom, hero, die]`` (HS-2, B-HS-18);
-* :func:`initiative_order` ``(state, encounter_id, round, participants)``: the round's order,
-  with unresolved ties and the participants that have not checked yet (what the engine's
-  rank sort gives, for the facts recorded before the engine lands);
+* :func:`knock_back`: one band down in this round's entries (the rest of the round re-sorted), or
+  in the next round's check (B-HS-18); :func:`bands`: the order by band, for the views;
 * :func:`round_started` ``(state, enc, ctx)``: rank penalties of earlier rounds lapse (B-HS-5);
 * :func:`turn_started` ``(state, enc, creature_id, ctx)``: defend ends (HS-5), a dying hero owes
   a luck roll (B-HS-9, ruling 25), per-turn limits reset (B-HS-13);
@@ -22,7 +21,7 @@ part of its hooks are plain functions here, named and shaped as the engine's hoo
 * :func:`rolls_owed_at_turn_end` ``(state, enc, creature_id)``: the luck rolls still owed
   (``ROLLS_PENDING`` until recorded);
 * :func:`encounter_ended` ``(state, enc, ctx)``: combat-only marks are cleared;
-* :func:`pending_rolls` ``(state)``: every luck roll owed now.
+* :func:`luck_owed` ``(state)``: every luck roll owed now.
 """
 
 from __future__ import annotations

@@ -429,3 +429,21 @@ def test_b_hs18_the_rank_the_encounter_engine_sorts_by(t: HSTable) -> None:
     foe_crit_1 = entry("goblin", "critical_success", 1)
     assert foe_crit_1 > hero_major_9 > foe_major_19 > hero_normal_20
     assert entry("brin", "major_success", 12) > entry("aldric", "major_success", 11)
+
+
+def test_a_state_in_the_middle_of_a_turn_dumps_and_loads_exactly(t: HSTable) -> None:
+    """Persisted snapshots: a running encounter (the next round's checks, a luck roll owed at a
+    dying hero's turn start) survives the JSON dump of the ruleset's state (C2.1)."""
+    import json
+
+    t.damage("brin", 27)
+    t.fight({"brin": ("major_success", 10), "ogre": ("failure", 5)})
+    t.start()
+    t.check("ogre", "normal_success", 7)
+    state = t.ledger.state
+    back = HERO_SURGE.load_state(json.loads(json.dumps(HERO_SURGE.dump_state(state))))
+    assert HERO_SURGE.dump_state(back) == HERO_SURGE.dump_state(state)
+    assert HERO_SURGE.pending_rolls(back) == [
+        ("LuckRollMade", {"creature": "brin", "context": "dying_turn_start"})
+    ]
+    assert HERO_SURGE.encounter_view(back, "e1") == HERO_SURGE.encounter_view(state, "e1")
