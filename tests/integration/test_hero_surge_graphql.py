@@ -542,3 +542,162 @@ def test_a_player_records_for_their_own_hero_only(t: Table) -> None:
     )
     assert [e["code"] for e in level["userErrors"]] == ["FORBIDDEN"]  # levels are the GM's (ruling 22)
     assert t.position() == before
+
+
+def codes(refusal: list[tuple[str, str | None]]) -> list[str]:
+    return [code for code, _ in refusal]
+
+
+def test_the_ford_orders_defend_full_round_fortune_dice_instagib_raising_and_medical_care(t: Table) -> None:
+    """HS-2 (the GM orders tied foes; the heroes decide between themselves over the die), HS-4, HS-5,
+    HS-6, HS-7, B-HS-4, B-HS-5, HS-11, B-HS-15, B-HS-6, B-HS-23, HS-14 and the rest of the mutations."""
+    ford = gid("Encounter", t.cid, "ford")
+    t.enc = ford
+    t.do(
+        "startEncounter",
+        encounterId="ford",
+        name="The ford",
+        participantIds=[t.ch(c) for c in ("aldric", "brin", "ogre", "g1")],
+    )
+    for who, level, face in (
+        ("aldric", "NORMAL_SUCCESS", 12),
+        ("brin", "NORMAL_SUCCESS", 18),
+        ("ogre", "FAILURE", 7),
+    ):
+        t.check(who, level, face)
+    # the ogre and G1: the same band and the same die: a tie the GM orders (HS-2 PROPOSAL)
+    assert t.check("g1", "FAILURE", 7)["unresolved_ties"] == [["g1", "ogre"]]
+    assert codes(t.refused("startTurn", encounterId=ford)) == ["ENCOUNTER_NOT_RUNNING"]
+    settled = t.fact(
+        "heroSurgeChooseOrder", encounterId=ford, characterIds=[t.ch("g1"), t.ch("ogre")], decidedBy="gm"
+    )
+    assert settled["outcome"]["order"] == ["brin", "aldric", "g1", "ogre"]
+    # the heroes decide between themselves, over the die (HS-2): Aldric first
+    chosen = t.fact("heroSurgeChooseOrder", encounterId=ford, characterIds=[t.ch("aldric"), t.ch("brin")])
+    assert chosen["outcome"]["order"] == ["aldric", "brin", "g1", "ogre"]
+
+    assert t.turn() == "aldric"
+    t.do("heroSurgeGrantTemporaryHitPoints", characterId=t.ch("aldric"), amount=5)  # HS-11
+    t.do("heroSurgeGrantTemporaryHitPoints", characterId=t.ch("aldric"), amount=3)  # B-HS-15: keep the larger
+    # HS-5: defending Brin takes his action; one extra block until his next turn
+    t.do("heroSurgeDefend", characterId=t.ch("aldric"), mode="TARGET", targetId=t.ch("brin"))
+    t.do("heroSurgeTakeAction", characterId=t.ch("aldric"), action="MOVE", name="to the bank")
+    aldric = t.who("aldric")
+    assert (aldric["defending"], aldric["extraBlocks"], aldric["hitPoints"]["temporary"]) == (
+        "target:brin",
+        1,
+        5,
+    )
+    # HS-4: the action and a move are spent
+    assert t.refused("heroSurgeTakeAction", characterId=t.ch("aldric"), action="MOVE") == [
+        ("NO_ACTION_LEFT", "action")
+    ]
+    t.end()
+
+    assert t.turn() == "brin"
+    # HS-6: a full-round action after moving takes the action
+    t.do(
+        "heroSurgeFullRoundAction",
+        characterId=t.ch("brin"),
+        step="START",
+        action="a warding rite",
+        movedBefore=True,
+    )
+    assert t.who("brin")["fullRoundAction"] == "a warding rite"
+    assert codes(t.refused("heroSurgeAttempt", attemptId="bx", characterId=t.ch("brin"), kind="ATTACK",
+                           successLevel="FAILURE", roll=d20(3))) == ["NO_ACTION_LEFT"]  # fmt: skip
+    t.end()
+
+    assert t.turn() == "g1"
+    # 1d6 (5) on Aldric: DR 2 first (B-HS-24): 3, all from his temporary HP: 5 -> 2; HP 40
+    t.attempt("g1a", "g1", "NORMAL_SUCCESS", 11, targets=["aldric"])
+    t.do("heroSurgeRollDamage", damageId="dg1", attemptId="g1a", roll=dice("1d6", 5))
+    t.damage("aldric", damageId="dg1")
+    assert t.who("aldric")["hitPoints"] == {"current": 40, "max": 40, "temporary": 2}
+    t.end()
+
+    assert t.turn() == "ogre"
+    # a limited success misses but gives a Hampering Effect: a -1 rank penalty on Brin until the end of
+    # the next round (HS-8, B-HS-5)
+    t.attempt("o1", "ogre", "LIMITED_SUCCESS", 6, targets=["brin"])
+    t.do("heroSurgeChooseHamperingEffect", attemptId="o1", option="RANK_PENALTY", targetId=t.ch("brin"))
+    penalties = t.who("brin")["rankPenalties"]
+    assert [(p["amount"], p["byAttempt"], p["untilRound"]) for p in penalties] == [(-1, "o1", 2)]
+    t.end()
+
+    for who, level, face in (("aldric", "CRITICAL_SUCCESS", 20), ("brin", "MAJOR_SUCCESS", 10),
+                             ("g1", "FAILURE", 2), ("ogre", "CRITICAL_FAILURE", 1)):  # fmt: skip
+        t.check(who, level, face)
+    assert t.turn() == "aldric"
+    assert t.who("aldric")["defending"] is None  # HS-5: until the start of his next turn
+    # HS-7 / B-HS-4: a natural 20 downgraded to a normal success for a Fortune Die, once; spent as ruled
+    t.attempt("a1", "aldric", "CRITICAL_SUCCESS", 20, targets=["g1"])
+    t.do("heroSurgeExchangeFortuneDie", attemptId="a1")
+    assert t.who("aldric")["fortuneDice"] == 1
+    assert codes(t.refused("heroSurgeExchangeFortuneDie", attemptId="a1")) == ["ALREADY_EXCHANGED"]
+    t.do("heroSurgeSpendFortuneDie", characterId=t.ch("aldric"), effect="a reroll the GM allowed")
+    assert codes(t.refused("heroSurgeSpendFortuneDie", characterId=t.ch("aldric"), effect="again")) == [
+        "NO_FORTUNE_DIE"
+    ]
+    # a normal success now: 1d8+2 (8) = 10, not maximised; G1 10 -> 0: unconscious at exactly 0 (B-HS-6)
+    t.do("heroSurgeRollDamage", damageId="da1", attemptId="a1", roll=dice("1d8+2", 8))
+    assert t.damage("g1", damageId="da1")["outcome"]["taken"] == 10
+    assert t.who("g1")["lifeState"] == "UNCONSCIOUS"
+    t.end()
+
+    brin_turn = t.do("startTurn", encounterId=ford)["facts"][0]["outcome"]["turns"][0]
+    assert brin_turn["full_round_action"]["action"] == "a warding rite"  # HS-6: it completes now
+    done = t.fact("heroSurgeFullRoundAction", characterId=t.ch("brin"), step="COMPLETE")
+    assert done["outcome"]["movement_forfeited"] and t.who("brin")["movementForfeited"]
+    # B-HS-5: the penalty is used on the attempt she chooses
+    t.attempt("b1", "brin", "NORMAL_SUCCESS", 9, kind="SKILL")
+    t.do("heroSurgeConsumeRankPenalty", characterId=t.ch("brin"), attemptId="b1")
+    assert t.who("brin")["rankPenalties"] == []
+    t.end()
+
+    assert t.turn() == "g1"  # unconscious, not dead: its turn comes, but it cannot act
+    assert codes(t.refused("heroSurgeAttempt", attemptId="gx", characterId=t.ch("g1"), kind="ATTACK",
+                           successLevel="FAILURE", roll=d20(3))) == ["NOT_CONSCIOUS"]  # fmt: skip
+    t.end()
+
+    assert t.turn() == "ogre"
+    # B-HS-23: three successive 20s (the attempt and two luck rolls), and the GM rules the Instagib
+    t.attempt("o2", "ogre", "CRITICAL_SUCCESS", 20, targets=["brin"])
+    for rid in ("l1", "l2"):
+        t.do(
+            "heroSurgeLuckRoll",
+            characterId=t.ch("ogre"),
+            context="CRIT_SUCCESS",
+            attemptId="o2",
+            rollId=rid,
+            roll=d20(20),
+        )
+    t.do("heroSurgeRuleInstantKill", characterId=t.ch("brin"), attemptId="o2", luckRollIds=["l1", "l2"])
+    assert t.who("brin")["lifeState"] == "DEAD"
+    t.end()
+    t.do("endEncounter", encounterId=ford, outcome="The ogre carries Brin off.")
+
+    # restored to life by the means the table names, at the HP given
+    t.do("heroSurgeRestoreToLife", characterId=t.ch("brin"), means="a miracle", hp=5)
+    brin = t.who("brin")
+    assert (brin["lifeState"], brin["hitPoints"]["current"], brin["conscious"]) == ("ACTIVE", 5, True)
+    # Aldric takes 50: DR 2 (48), his 2 temporary HP (46): 40 -> -6: a surge lost (4 -> 3), dying
+    t.damage("aldric", amount=50)
+    aldric = t.who("aldric")
+    assert (aldric["hitPoints"]["current"], aldric["heroSurges"]["current"], aldric["dying"]) == (-6, 3, True)
+    # HS-14: Brin's successful medical attempt ends his dying: stable at -6 (B-HS-10)
+    t.attempt("m1", "brin", "NORMAL_SUCCESS", 14, kind="MEDICAL", targets=["aldric"])
+    t.do("heroSurgeMedicalAttempt", healerId=t.ch("brin"), characterId=t.ch("aldric"), attemptId="m1")
+    aldric = t.who("aldric")
+    assert (aldric["dying"], aldric["stable"], aldric["lifeState"]) == (False, True, "STABILIZED")
+    assert codes(t.refused("heroSurgeUseHealersKit", healerId=t.ch("brin"), characterId=t.ch("aldric"))) == [
+        "NOT_DYING"
+    ]
+    # HS-16: a spell restores a surge; a sheet update changes his armor (B-HS-24)
+    t.do("heroSurgeRestoreSurges", characterId=t.ch("aldric"), amount=1, source="SPELL")
+    t.do(
+        "heroSurgeUpdateSheet", characterId=t.ch("aldric"), changes={"damage_reduction": 3}, reason="new mail"
+    )
+    aldric = t.who("aldric")
+    assert (aldric["heroSurges"]["current"], aldric["damageReduction"]) == (4, 3)
+    assert t.orphans() == {}
