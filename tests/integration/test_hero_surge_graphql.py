@@ -36,6 +36,8 @@ HS_FIELDS = """
     conscious dying stable dead deathThreshold luckRollsOwed luckAdvantagePending
     rankPenalties { penaltyId amount byAttempt source untilRound }
     defending knockbackPending fullRoundAction movementForfeited
+    initiativeThisRound { round successLevel band die knockedBack }
+    initiativeNextRound { round successLevel band die knockedBack }
   }
 """
 CHARACTER = f"creatureId name level lifeState hitPoints {{ current max temporary }} conditions {HS_FIELDS}"
@@ -215,6 +217,13 @@ def play_the_bridge(t: Table) -> dict[str, int]:
     )
     assert knock["outcome"]["knock_back"]["applies"] == "this_round"
     assert t.order() == ["brin", "aldric", "g1", "ogre", "g2"]
+    assert t.who("ogre")["initiativeThisRound"] == {
+        "round": 1,
+        "successLevel": "MAJOR_SUCCESS",
+        "band": "NORMAL_SUCCESS",
+        "die": 14,
+        "knockedBack": 1,
+    }
     # Her 1d10+4 (3) is maximised on a critical success: 14 (B-HS-16); the ogre's DR 3: 11; 30 -> 19.
     t.do("heroSurgeRollDamage", damageId="d1", attemptId="b1", roll=dice("1d10+4", 3))
     hit = t.damage("ogre", damageId="d1")
@@ -283,6 +292,7 @@ def play_the_bridge(t: Table) -> dict[str, int]:
         ("g1", "CRITICAL_FAILURE", 1),
     ):
         assert t.check(who, level, face)["for_round"] == 2
+    assert t.who("brin")["initiativeNextRound"]["band"] == "MAJOR_SUCCESS"
     assert t.turn() == "g2"
     # G2 stabs the dying Brin: 1d4 (2): -1 -> -3, and a luck roll is owed after the damage (B-HS-9).
     at["stab"] = t.damage("brin", roll=dice("1d4", 2))["position"]

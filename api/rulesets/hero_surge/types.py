@@ -13,7 +13,7 @@ from typing import Any
 import strawberry
 
 from api.graphql.types import Character
-from api.rulesets.hero_surge.inputs import HeroSurgeLuckContext
+from api.rulesets.hero_surge.inputs import HeroSurgeLuckContext, HeroSurgeSuccessLevel
 
 
 @strawberry.type(description="Hero's surges (HS-15, HS-16): may be negative; null maximum for non-heroes.")
@@ -30,6 +30,27 @@ class HeroSurgeRankPenalty:
     by_attempt: str
     source: str
     until_round: int | None
+
+
+@strawberry.type(description="C2.1 / B-HS-18: an initiative check in the active encounter.")
+class HeroSurgeInitiative:
+    round: int
+    success_level: HeroSurgeSuccessLevel = strawberry.field(description="As the table ruled it.")
+    band: HeroSurgeSuccessLevel = strawberry.field(description="Where it acts: the level after knock-backs.")
+    die: int
+    knocked_back: int
+
+
+def _initiative(x: dict[str, Any] | None) -> HeroSurgeInitiative | None:
+    if not x:
+        return None
+    return HeroSurgeInitiative(
+        round=int(x["round"]),
+        success_level=HeroSurgeSuccessLevel(x["success_level"]),
+        band=HeroSurgeSuccessLevel(x["band"]),
+        die=int(x["die"]),
+        knocked_back=int(x["knocked_back"]),
+    )
 
 
 @strawberry.type(
@@ -129,6 +150,14 @@ class HeroSurgeCharacter(Character):
         if not d:
             return None
         return str(d["mode"]) + (f":{d['target']}" if d.get("target") else "")
+
+    @strawberry.field(description="C2.1: this round's initiative check in the active encounter (HS-2).")
+    def initiative_this_round(self) -> HeroSurgeInitiative | None:
+        return _initiative(self.view_.get("initiative"))
+
+    @strawberry.field(description="HS-2: its check for the next round, once recorded.")
+    def initiative_next_round(self) -> HeroSurgeInitiative | None:
+        return _initiative(self.view_.get("next_round_initiative"))
 
     @strawberry.field(description="B-HS-18: knock-backs waiting for its next initiative check.")
     def knockback_pending(self) -> int:

@@ -145,7 +145,9 @@ class HeroSurge:
     # ---------------------------------------------------------------- views
     def creature_view(self, state: HSState, creature_id: str) -> dict[str, Any]:
         c: Creature = state.creatures[creature_id]
-        return creature_view(c)
+        out = creature_view(c)
+        out["initiative"], out["next_round_initiative"] = _initiative(state, creature_id)
+        return out
 
     def encounter_view(self, state: HSState, encounter_id: str) -> dict[str, Any]:
         return encounter.encounter_view(state, state.encounters[encounter_id])
@@ -182,6 +184,29 @@ class HeroSurge:
                 )
             )
         return out
+
+
+def _initiative(state: HSState, cid: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """C2.1 ``initiative_this_round`` (and the next round's check, once recorded) from the active
+    encounter's entries: the ruled level, the band after knock-backs, the die (B-HS-18)."""
+    enc = state.encounter
+    if enc is None:
+        return None, None
+
+    def shown(entry: dict[str, Any] | None, rnd: int) -> dict[str, Any] | None:
+        if entry is None or "band" not in entry:
+            return None
+        return {
+            "encounter": enc.id,
+            "round": rnd,
+            "success_level": entry["success_level"],
+            "band": entry["band"],
+            "die": entry["die"],
+            "knocked_back": entry.get("knocked_back", 0),
+        }
+
+    first = enc.round if enc.state == core_encounters.RUNNING else (0 if enc.surprised else 1)
+    return shown(enc.initiative.get(cid), first), shown(enc.upcoming.get(cid), enc.round + 1)
 
 
 def _effects(c: Creature) -> list[dict[str, Any]]:

@@ -102,6 +102,11 @@ def test_hs1_hs2_initiative_is_checked_again_every_round_and_the_dead_drop_out(t
     out = t.start()
     assert (out["round_now"], out["turn_of"]) == (2, "aldric")
     assert t.enc()["bands"] == [{"success_level": "limited_success", "heroes": ["aldric"], "foes": []}]
+    t.end()
+    t.check("aldric", "failure", 8)
+    out = t.start()  # the dead goblin's place comes round before round 3 starts: skipped
+    assert {"creature": "goblin", "skipped": "dead (rulings 8, 20)"} in out["turns"]
+    assert (out["round_now"], out["turn_of"]) == (3, "aldric")
 
 
 def test_hs3_the_surprise_round_has_its_own_check_and_round_1_checks_again(t: HSTable) -> None:
