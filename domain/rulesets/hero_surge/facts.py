@@ -67,6 +67,12 @@ FACTS: dict[str, Schema] = {
     },
     # The engine's roll (a creature, or a group) with the success level the table ruled (B-HS-1).
     "InitiativeRolled": {**CORE_TABLE["InitiativeRolled"], "success_level": req("enum", **LEVEL)},
+    # Joining a running encounter: it acts last this round and checks for the next (HS-2); a roll
+    # given with the join carries its ruled level.
+    "CreatureJoinedEncounter": {
+        **CORE_TABLE["CreatureJoinedEncounter"],
+        "success_level": opt("enum", None, nullable=True, **LEVEL),
+    },
     # v2: the engine's shape (the creatures of one side of one band, in the chosen order); v1
     # named the band and the side, which the engine reads from the creatures' checks.
     "InitiativeOrderChosen": dict(CORE_TABLE["InitiativeOrderChosen"]),

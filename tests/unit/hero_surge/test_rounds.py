@@ -452,3 +452,21 @@ def test_a_state_in_the_middle_of_a_turn_dumps_and_loads_exactly(t: HSTable) -> 
         ("LuckRollMade", {"creature": "brin", "context": "dying_turn_start"})
     ]
     assert HERO_SURGE.encounter_view(back, "e1") == HERO_SURGE.encounter_view(state, "e1")
+
+
+def test_hs2_a_creature_joining_a_running_encounter_acts_last_and_checks_for_the_next_round(
+    t: HSTable,
+) -> None:
+    t.fight({"aldric": ("normal_success", 10), "ogre": ("failure", 5)})
+    t.start()
+    joined = t.out(
+        "CreatureJoinedEncounter",
+        encounter_id="e1",
+        creature="hob",
+        roll=d20(17),
+        success_level="critical_success",
+    )
+    assert joined["order"] == ["aldric", "ogre", "hob"] and joined["band"] == "critical_success"
+    assert t.v("hob")["next_round_initiative"]["band"] == "critical_success"
+    with pytest.raises(Exception, match="success level"):
+        t.rec("CreatureJoinedEncounter", encounter_id="e1", creature="goblin", roll=d20(3))
