@@ -159,6 +159,7 @@ def test_every_hero_surge_fact_has_a_sentence_even_without_an_outcome() -> None:
         "SheetUpdated": {"creature_id": "brin", "changes": {"name": "B"}},
         "InitiativeCheckRolled": {"creature": "brin", "round": 1, "roll": d20(3), "success_level": "failure"},
         "InitiativeRolled": {"creature": "brin", "roll": d20(3), "success_level": "failure"},
+        "CreatureJoinedEncounter": {"creature": "brin", "roll": None, "success_level": None},
         "InitiativeOrderChosen": {"creatures": ["brin"], "decided_by": ""},
         "DefendDeclared": {"creature": "brin", "mode": "self", "target": None},
         "FullRoundActionStarted": {"creature": "brin", "action": "ritual"},
