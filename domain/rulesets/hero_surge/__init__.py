@@ -98,7 +98,7 @@ ERROR_CODES: dict[str, str] = {
 class HeroSurge:
     id = "hero-surge"
     title = "Hero's surge"
-    version = "1"
+    version = "2"  # 2: encounters through the core engine (a v1 snapshot is discarded and refolded)
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES

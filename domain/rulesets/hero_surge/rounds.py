@@ -200,7 +200,7 @@ def rolls_owed_at_turn_end(state: HSState, enc: Any, creature_id: str) -> list[t
 def encounter_ended(state: HSState, enc: Any, ctx: Any) -> dict[str, Any]:
     """Combat-only marks end with the encounter: defend, rank penalties, knock-backs waiting for a
     check, broken-up attacks, the heroism mark. The records of the encounter's attempts, damage
-    rolls, resolved attacks, luck rolls and band orders are dropped (nothing after the fight cites
+    rolls, resolved attacks and luck rolls are dropped (nothing after the fight cites
     them; a correction refolds from before it), so the state does not grow with the campaign."""
     cleared = []
     for cid in enc.participants:
@@ -216,8 +216,6 @@ def encounter_ended(state: HSState, enc: Any, ctx: Any) -> dict[str, Any]:
     for records in (state.attempts, state.damage, state.incoming, state.luck_rolls):
         for key in [k for k, r in records.items() if r["seq"] >= since]:
             del records[key]
-    for key in [k for k in state.initiative_orders if k.startswith(f"{enc.id}:")]:
-        del state.initiative_orders[key]
     return {"cleared": cleared} if cleared else {}
 
 
