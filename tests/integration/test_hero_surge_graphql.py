@@ -711,3 +711,62 @@ def test_the_ford_orders_defend_full_round_fortune_dice_instagib_raising_and_med
     aldric = t.who("aldric")
     assert (aldric["heroSurges"]["current"], aldric["damageReduction"]) == (4, 3)
     assert t.orphans() == {}
+
+
+def test_an_overturned_success_level_ruling_orphans_the_damage_and_the_luck_roll_it_owed(t: Table) -> None:
+    """Ruling 4: the success level is the table's ruling, and may cite a recorded one. Brin is dying
+    at -1 (25 damage: a surge lost, B-HS-7); G2's stab, a normal success as the GM ruled (r-stab),
+    deals 1d4 (3): -4, and owes a luck roll (B-HS-9): 5, unlucky: a surge (4 -> 3). Overturned (a
+    limited success: it does not hit, HS-8), the damage roll, the damage and the luck roll are
+    orphaned (ruling 25): -1 and 4 surges. Upheld again with the first value, all of it returns."""
+    t.damage("brin", amount=25)
+    t.do(
+        "recordRuling",
+        rulingId="r-stab",
+        question="Does the stab land?",
+        decision="yes",
+        value="normal_success",
+    )
+    stab = t.attempt("s2", "g2", "NORMAL_SUCCESS", 11, targets=["brin"], successLevelRuling="r-stab")
+    assert stab["success_level"] == "normal_success"
+    roll_at = t.fact("heroSurgeRollDamage", damageId="d", attemptId="s2", roll=dice("1d4", 3))["position"]
+    hit_at = t.damage("brin", damageId="d")["position"]
+    luck = t.fact("heroSurgeLuckRoll", characterId=t.ch("brin"), context="DYING_DAMAGE", roll=d20(5))
+    brin = t.who("brin")
+    assert (brin["hitPoints"]["current"], brin["heroSurges"]["current"]) == (-4, 3)
+    t.do("contestRuling", rulingId="r-stab", argument="the cart was between us")
+    t.do(
+        "resolveRuling",
+        rulingId="r-stab",
+        outcome="OVERTURNED",
+        decision="a limited success",
+        value="limited_success",
+    )
+    assert set(t.orphans()) == {roll_at, hit_at, luck["position"]}
+    brin = t.who("brin")
+    assert (brin["hitPoints"]["current"], brin["heroSurges"]["current"], brin["lifeState"]) == (
+        -1,
+        4,
+        "DYING",
+    )
+    t.do("resolveRuling", rulingId="r-stab", outcome="UPHELD", decision="it did land", value="normal_success")
+    assert t.orphans() == {} and t.hp("brin") == -4
+
+
+def test_a_luck_result_taken_from_a_ruling_is_read_again_when_the_ruling_changes(t: Table) -> None:
+    """B-HS-2 / ruling 4: the luck roll's result is the table's ruling. Brin at -1 (dying, 4 surges)
+    takes 2 more (-3) and owes a luck roll; 5, but ruled lucky (r-luck): no surge lost. Overturned to
+    unlucky: a surge, 4 -> 3."""
+    t.damage("brin", amount=25)
+    t.damage("brin", amount=2)
+    t.do("recordRuling", rulingId="r-luck", question="Lucky?", decision="the omen holds", value="lucky")
+    out = t.fact(
+        "heroSurgeLuckRoll",
+        characterId=t.ch("brin"),
+        context="DYING_DAMAGE",
+        roll=d20(5),
+        resultRuling="r-luck",
+    )
+    assert (out["outcome"]["result"], t.surges("brin")) == ("lucky", 4)
+    t.do("resolveRuling", rulingId="r-luck", outcome="OVERTURNED", decision="no omen", value="unlucky")
+    assert t.surges("brin") == 3 and t.orphans() == {}

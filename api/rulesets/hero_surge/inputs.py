@@ -182,6 +182,11 @@ class HeroSurgeCheckInitiativeInput(MutationInput):
     character_id: strawberry.ID
     success_level: HeroSurgeSuccessLevel
     roll: DiceInput | None = strawberry.field(default=None, description="Default: 1d20 rolled by the server.")
+    success_level_ruling: str | None = strawberry.field(
+        default=None,
+        description="A RulingRecorded id whose value is the success level (ruling 4): overturned, the "
+        "fact is read again with the new value.",
+    )
 
 
 @strawberry.input(
@@ -244,6 +249,11 @@ class HeroSurgeAttemptInput(MutationInput):
         default=None, description="The action it takes (default: by its kind, HS-4)."
     )
     note: str = ""
+    success_level_ruling: str | None = strawberry.field(
+        default=None,
+        description="A RulingRecorded id whose value is the success level (ruling 4): overturned, the "
+        "fact is read again with the new value.",
+    )
 
 
 @strawberry.input(description="HS-7: a natural 20 downgraded to a normal success for a Fortune Die.")
@@ -360,6 +370,9 @@ class HeroSurgeLuckRollInput(MutationInput):
     )
     roll_id: str | None = strawberry.field(
         default=None, description="An id an instant kill may cite (B-HS-23)."
+    )
+    result_ruling: str | None = strawberry.field(
+        default=None, description="A RulingRecorded id whose value is the result (lucky / unlucky)."
     )
 
 

@@ -26,6 +26,12 @@ def _encounter(look: Look) -> str | None:
     return str(found) if found else None
 
 
+def _cites(payload: dict[str, Any], **rulings: str | None) -> dict[str, Any]:
+    """Ruling 4: a field taken from a recorded ruling (``rulings``: field -> ruling id)."""
+    cited = {k: v for k, v in rulings.items() if v}
+    return {**payload, "rulings": cited} if cited else payload
+
+
 def _opt(look: Look, gid: Any, field: str) -> str | None:
     return look.creature(gid, field) if gid is not None else None
 
@@ -66,6 +72,7 @@ def p_check_initiative(i: I.HeroSurgeCheckInitiativeInput, look: Look) -> Plan:
         "roll": look.roll(i.roll, "1d20"),
         "success_level": i.success_level.value,
     }
+    payload = _cites(payload, success_level=i.success_level_ruling)
     return one("InitiativeRolled", payload, ACTORS, {c}, [c], eid)
 
 
@@ -133,6 +140,7 @@ def p_attempt(i: I.HeroSurgeAttemptInput, look: Look) -> Plan:
         "success_level": i.success_level.value,
         "note": i.note,
     }
+    payload = _cites(payload, success_level=i.success_level_ruling)
     shown = [c] + [t for t in targets if t != c]
     return one("AttemptRolled", payload, ACTORS, {c}, shown, _encounter(look))
 
@@ -270,6 +278,7 @@ def p_luck(i: I.HeroSurgeLuckRollInput, look: Look) -> Plan:
         "attempt_id": i.attempt_id,
         "roll_id": i.roll_id,
     }
+    payload = _cites(payload, result=i.result_ruling)
     return one("LuckRollMade", payload, ACTORS, {c}, [c], _encounter(look))
 
 
