@@ -569,6 +569,7 @@ def _hs_ops() -> list[tuple[str, Callable[[HSTable], dict[str, Any]], bool | str
         ),
         ("heroSurgeChooseOrder", lambda t: {"encounterId": t.enc, "characterIds": [t.aria]}, True),
         ("heroSurgeTakeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
+        ("heroSurgeReadyAction", lambda t: {"characterId": t.aria, "action": "ACTION", "trigger": "x"}, True),
         ("heroSurgeDefend", lambda t: {"characterId": t.aria}, True),
         ("heroSurgeFullRoundAction", lambda t: {"characterId": t.aria, "step": "ABORT"}, True),
         (

@@ -774,3 +774,28 @@ def test_a_luck_result_taken_from_a_ruling_is_read_again_when_the_ruling_changes
     assert (out["outcome"]["result"], t.surges("brin")) == ("lucky", 4)
     t.do("resolveRuling", rulingId="r-luck", outcome="OVERTURNED", decision="no omen", value="unlucky")
     assert t.surges("brin") == 3 and t.orphans() == {}
+
+
+def test_a_readied_attack_is_taken_on_the_foes_turn(t: Table) -> None:
+    """HS-4 Ready: readying takes Brin's action (nothing more that turn); triggered on the ogre's turn,
+    she acts before it and her attack is the readied action (taking no further action)."""
+    t.do("startEncounter", encounterId="bridge", participantIds=[t.ch("brin"), t.ch("ogre")])
+    t.check("brin", "MAJOR_SUCCESS", 12)
+    t.check("ogre", "NORMAL_SUCCESS", 15)
+    assert t.turn() == "brin"
+    t.do(
+        "heroSurgeReadyAction",
+        characterId=t.ch("brin"),
+        action="ACTION",
+        trigger="the ogre steps on the bridge",
+    )
+    assert t.refused("heroSurgeTakeAction", characterId=t.ch("brin"), action="ACTION") == [
+        ("NO_ACTION_LEFT", "action")
+    ]
+    t.end()
+    assert t.turn() == "ogre"
+    t.do("triggerReadiedAction", encounterId=t.enc, characterId=t.ch("brin"), triggerCharacterId=t.ch("ogre"))
+    t.attempt("r1", "brin", "NORMAL_SUCCESS", 13, targets=["ogre"], action="NONE")
+    t.do("heroSurgeRollDamage", damageId="dr", attemptId="r1", roll=dice("1d8+1", 6))
+    assert t.damage("ogre", damageId="dr")["outcome"]["taken"] == 4  # 7 less DR 3: 30 -> 26
+    assert t.hp("ogre") == 26

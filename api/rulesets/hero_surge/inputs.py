@@ -211,6 +211,16 @@ class HeroSurgeTakeActionInput(MutationInput):
 
 
 @strawberry.input(
+    description="HS-4 Ready: readying takes the action; when the trigger happens (triggerReadiedAction) the "
+    "readied action is taken as a free action on the other creature's turn."
+)
+class HeroSurgeReadyActionInput(MutationInput):
+    character_id: strawberry.ID
+    action: HeroSurgeActionKind
+    trigger: str
+
+
+@strawberry.input(
     description="HS-5: defend (takes the action); advantage and one extra block until its next turn."
 )
 class HeroSurgeDefendInput(MutationInput):

@@ -99,6 +99,15 @@ def p_take_action(i: I.HeroSurgeTakeActionInput, look: Look) -> Plan:
     return one("ActionTaken", payload, ACTORS, {c}, [c], eid)
 
 
+def p_ready(i: I.HeroSurgeReadyActionInput, look: Look) -> Plan:
+    c = look.creature(i.character_id)
+    eid = _encounter(look)
+    if eid is None:
+        raise ChronicleError("NOT_IN_ENCOUNTER", "an action is readied in a running encounter", "characterId")
+    payload = {"encounter_id": eid, "creature": c, "action": i.action.value, "trigger": i.trigger}
+    return one("ActionReadied", payload, ACTORS, {c}, [c], eid)
+
+
 def p_defend(i: I.HeroSurgeDefendInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
     target = _opt(look, i.target_id, "targetId")
@@ -371,6 +380,7 @@ MUTATIONS: list[MutationSpec] = [
         "The order of one side of one band: the players' or the GM's choice (HS-2, B-HS-18).",
     ),
     _spec("take_action", I.HeroSurgeTakeActionInput, p_take_action, "A move, action or free action (HS-4)."),
+    _spec("ready_action", I.HeroSurgeReadyActionInput, p_ready, "Ready an action with its trigger (HS-4)."),
     _spec("defend", I.HeroSurgeDefendInput, p_defend, "Defend yourself or another, or intercept (HS-5)."),
     _spec(
         "full_round_action",
