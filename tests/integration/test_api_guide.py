@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 D20_SECTION = "## 10. Another game system: the d20 house rules"
 ORCUS_SECTION = "## 11. Another game system: Orcus"
+HS_SECTION = "## 12. Another game system: the hero's-surge system"
 
 
 def operations(section: str | None = None) -> dict[str, str]:
@@ -139,7 +140,7 @@ def test_the_guide_session_plays_through() -> None:
         shown = {name for name, op in ops.items() if not op.startswith("subscription")}
         assert ran == shown - set(operations(D20_SECTION)) - set(operations(ORCUS_SECTION)) - set(
             operations(PROPOSALS_SECTION)
-        )
+        ) - set(operations(HS_SECTION))
 
 
 def test_the_d20_section_plays_through() -> None:
@@ -221,7 +222,7 @@ def test_the_orcus_section_plays_through() -> None:
         assert ran == set(ops)
 
 
-PROPOSALS_SECTION = "## 12. Players propose, the GM decides"
+PROPOSALS_SECTION = "## 13. Players propose, the GM decides"
 
 
 def test_the_proposals_section_plays_through() -> None:
@@ -276,3 +277,53 @@ def test_the_proposals_section_plays_through() -> None:
         )
         shown = {name for name, op in ops.items() if not op.startswith("subscription")}
         assert ran == shown
+
+
+def test_the_hero_surge_section_plays_through() -> None:
+    """RULES.md A2 numbers as the guide works them: Brin (level 2, Con 16, 24 HP) has 5 surges
+    (HS-15) and dies past -16 (HS-12); bands by the ruled level, heroes first (HS-2); 25 damage:
+    -1, a surge lost (B-HS-7), dying without a luck roll; 2 more: -3 and a luck roll owed (B-HS-9);
+    9 is unlucky: 3 surges; a second luck roll is refused (ruling 25)."""
+    ops = operations(HS_SECTION)
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        ran: set[str] = set()
+
+        def run(name: str, token: str | None = None, **variables: Any) -> Any:
+            ran.add(name)
+            return g.ok(ops[name], variables, token)
+
+        created = run("CreateBridge", key=str(uuid.uuid4()))["createCampaign"]
+        gm, campaign = created["gmToken"], created["campaign"]["id"]
+        assert created["campaign"]["ruleset"] == "hero-surge"
+        brin = run("RegisterBrin", gm, campaign=campaign)["heroSurgeRegisterCreature"]["character"]
+        assert brin["heroSurges"] == {"current": 5, "max": 5, "negative": 0} and brin["deathThreshold"] == 16
+        sneak = run("RegisterSneak", gm, campaign=campaign)["heroSurgeRegisterCreature"]["character"]["id"]
+        enc = run("StartBridge", gm, campaign=campaign, brin=brin["id"], sneak=sneak)["startEncounter"]
+        eid = enc["encounter"]["id"]
+        run(
+            "CheckInitiative", gm, campaign=campaign, encounter=eid, who=sneak, level="MAJOR_SUCCESS", face=19
+        )
+        settled = run(
+            "CheckInitiative",
+            gm,
+            campaign=campaign,
+            encounter=eid,
+            who=brin["id"],
+            level="MAJOR_SUCCESS",
+            face=3,
+        )["heroSurgeCheckInitiative"]["facts"][0]["outcome"]
+        assert settled["order"] == ["brin", "goblin-sneak"]  # the same band: the hero first
+        first = run("Stab", gm, campaign=campaign, brin=brin["id"], amount=25)["heroSurgeApplyDamage"]
+        hurt = first["characters"][0]
+        assert (hurt["hitPoints"]["current"], hurt["heroSurges"]["current"], hurt["dying"]) == (-1, 4, True)
+        assert hurt["luckRollsOwed"] == []
+        second = run("Stab", gm, campaign=campaign, brin=brin["id"], amount=2)["heroSurgeApplyDamage"]
+        assert second["characters"][0]["luckRollsOwed"] == ["DYING_DAMAGE"]
+        luck = run("Luck", gm, campaign=campaign, brin=brin["id"])["heroSurgeLuckRoll"]
+        assert luck["facts"][0]["outcome"]["result"] == "unlucky"
+        assert luck["characters"][0]["heroSurges"]["current"] == 3
+        again = run("Luck", gm, campaign=campaign, brin=brin["id"])["heroSurgeLuckRoll"]["userErrors"]
+        assert again == shown_answer("A luck roll nobody owes is refused")
+        assert ran == set(ops)

@@ -205,7 +205,10 @@ def table() -> Iterator[tuple[GQL, Table]]:
 
 def test_the_matrix_covers_every_mutation() -> None:
     covered = (
-        {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} | {name for name, _, _ in ORCUS_OPS}
+        {name for name, _, _ in OPS}
+        | {name for name, _, _ in D20_OPS}
+        | {name for name, _, _ in ORCUS_OPS}
+        | {name for name, _, _ in HS_OPS}
     )
     assert covered == set(INPUT_TYPES)
 
@@ -510,6 +513,161 @@ def test_orcus_mutation_access(
     """The Orcus plug-in's mutations (an Orcus campaign): the GM records anything, a player acts for
     its own hero (levels, XP, sheets, rests and deaths are the GM's), nobody else records."""
     g, t = orcus_table
+    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
+    codes = [e["code"] for e in out["userErrors"]]
+    want = expected(role, player_ok)
+    if want == "allow":
+        denied = [
+            e
+            for e in out["userErrors"]
+            if e["code"] in DENIED - {"NOT_FOUND"}
+            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
+        ]
+        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
+    else:
+        assert codes == [want], (op, role, out["userErrors"])
+
+
+class HSTable:
+    """A hero's-surge campaign for its plug-in's mutations (api/rulesets/hero_surge): Aria's attack,
+    its damage roll, and an encounter in setup."""
+
+    def __init__(self, g: GQL) -> None:
+        out = g.ok(
+            'mutation { createCampaign(input: {name: "Matrix HS", ruleset: "hero-surge"}) { '
+            "campaign { campaignId } gmToken } }"
+        )["createCampaign"]
+        self.g, self.cid, self.gm = g, out["campaign"]["campaignId"], out["gmToken"]
+        self.c = gid("Campaign", self.cid, self.cid)
+        self.aria, self.brom = (self.register(name) for name in ("Aria", "Brom"))
+        d20 = {"expression": "1d20", "faces": [12]}
+        attack = {"attemptId": "a-aria", "characterId": self.aria, "kind": "ATTACK", "roll": d20}
+        for op, inp in (
+            ("heroSurgeAttempt", {**attack, "successLevel": "NORMAL_SUCCESS", "targetIds": [self.brom]}),
+            (
+                "heroSurgeRollDamage",
+                {"damageId": "dmg-aria", "attemptId": "a-aria", "roll": {"expression": "1d6"}},
+            ),
+            ("startEncounter", {"encounterId": "fight", "participantIds": [self.aria, self.brom]}),
+        ):
+            assert g.mutate(op, {"campaignId": self.c, **inp}, self.gm)["userErrors"] == []
+        self.enc = gid("Encounter", self.cid, "fight")
+        _, other_gm = create_campaign(g, "Elsewhere HS")
+        self.tokens = {
+            "gm": self.gm,
+            "own_player": issue(g, self.cid, self.gm, "PLAYER", [self.aria]),
+            "other_player": issue(g, self.cid, self.gm, "PLAYER", [self.brom]),
+            "viewer": issue(g, self.cid, self.gm, "VIEWER"),
+            "other_gm": other_gm,
+            "none": None,
+        }
+
+    def register(self, name: str) -> str:
+        sheet = {"name": name, "kind": "PC", "level": 1, "conScore": 12, "maxHp": 1000, "hitDie": 8}
+        out = self.g.mutate(
+            "heroSurgeRegisterCreature", {"campaignId": self.c, **sheet}, self.gm, "character { id }"
+        )
+        assert out["userErrors"] == [], out
+        return str(out["character"]["id"])
+
+
+def _hs_ops() -> list[tuple[str, Callable[[HSTable], dict[str, Any]], bool | str]]:
+    d20 = {"expression": "1d20", "faces": [10]}
+    return [
+        (
+            "heroSurgeRegisterCreature",
+            lambda t: {"name": "Cade", "kind": "MONSTER", "level": 1, "conScore": 10, "maxHp": 5},
+            False,
+        ),
+        (
+            "heroSurgeUpdateSheet",
+            lambda t: {"characterId": t.aria, "changes": {"damage_reduction": 1}},
+            False,
+        ),
+        (
+            "heroSurgeCheckInitiative",
+            lambda t: {"encounterId": t.enc, "characterId": t.aria, "successLevel": "FAILURE", "roll": d20},
+            True,
+        ),
+        ("heroSurgeChooseOrder", lambda t: {"encounterId": t.enc, "characterIds": [t.aria]}, True),
+        ("heroSurgeTakeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
+        ("heroSurgeReadyAction", lambda t: {"characterId": t.aria, "action": "ACTION", "trigger": "x"}, True),
+        ("heroSurgeDefend", lambda t: {"characterId": t.aria}, True),
+        ("heroSurgeFullRoundAction", lambda t: {"characterId": t.aria, "step": "ABORT"}, True),
+        (
+            "heroSurgeAttempt",
+            lambda t: {
+                "attemptId": "x",
+                "characterId": t.aria,
+                "kind": "SKILL",
+                "successLevel": "FAILURE",
+                "roll": d20,
+            },
+            True,
+        ),
+        ("heroSurgeExchangeFortuneDie", lambda t: {"attemptId": "a-aria"}, True),
+        ("heroSurgeSpendFortuneDie", lambda t: {"characterId": t.aria, "effect": "reroll"}, True),
+        ("heroSurgeChooseDevastatingEffect", lambda t: {"attemptId": "a-aria", "option": "KNOCK_BACK"}, True),
+        ("heroSurgeChooseHamperingEffect", lambda t: {"attemptId": "a-aria", "option": "MOVE_5FT"}, True),
+        ("heroSurgeConsumeRankPenalty", lambda t: {"characterId": t.aria, "attemptId": "a-aria"}, True),
+        ("heroSurgeResolveDefense", lambda t: {"defenseAttemptId": "a-aria", "incoming": ["b"]}, True),
+        ("heroSurgeRollDamage", lambda t: {"damageId": "y", "attemptId": "a-aria", "roll": d20}, True),
+        ("heroSurgeRerollDamageDie", lambda t: {"damageId": "dmg-aria", "dieIndex": 0, "newFace": 6}, True),
+        ("heroSurgeApplyDamage", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("heroSurgeGrantTemporaryHitPoints", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("heroSurgeHeal", lambda t: {"characterId": t.aria, "amount": 1}, True),
+        ("heroSurgeLuckRoll", lambda t: {"characterId": t.aria, "context": "OTHER", "roll": d20}, True),
+        (
+            "heroSurgeMedicalAttempt",
+            lambda t: {"healerId": t.aria, "characterId": t.brom, "attemptId": "a-aria"},
+            True,
+        ),
+        ("heroSurgeUseHealersKit", lambda t: {"healerId": t.aria, "characterId": t.brom}, True),
+        (
+            "heroSurgeRuleInstantKill",
+            lambda t: {"characterId": t.brom, "attemptId": "a-aria", "luckRollIds": []},
+            False,
+        ),
+        ("heroSurgeRestoreToLife", lambda t: {"characterId": t.brom, "means": "a miracle"}, False),
+        ("heroSurgeSpendSurge", lambda t: {"characterId": t.aria, "purpose": "SPELL"}, True),
+        ("heroSurgeDrainSurge", lambda t: {"characterId": t.aria}, True),
+        ("heroSurgeRestoreSurges", lambda t: {"characterId": t.aria, "amount": 1}, False),
+        ("heroSurgeTakeRest", lambda t: {"kind": "SHORT", "characterIds": [t.aria]}, False),
+        (
+            "heroSurgeGainLevel",
+            lambda t: {"characterId": t.aria, "newLevel": 2, "hitDice": {"expression": "2d8"}},
+            False,
+        ),
+    ]
+
+
+HS_OPS = _hs_ops()
+
+
+@pytest.fixture(scope="module")
+def hs_table() -> Iterator[tuple[GQL, HSTable]]:
+    from api.service.store import open_application
+
+    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        yield g, HSTable(g)
+    app.close()
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("op", "build", "player_ok"), HS_OPS, ids=[o[0] for o in HS_OPS])
+def test_hero_surge_mutation_access(
+    hs_table: tuple[GQL, HSTable],
+    op: str,
+    build: Callable[[HSTable], dict[str, Any]],
+    player_ok: bool | str,
+    role: str,
+) -> None:
+    """The hero's-surge plug-in's mutations (a hero's-surge campaign): the GM records anything, a
+    player acts for its own hero (its attempts and what follows from them); sheets, levels, rests,
+    surges restored, instant kills and raising the dead are the GM's; nobody else records."""
+    g, t = hs_table
     out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
     codes = [e["code"] for e in out["userErrors"]]
     want = expected(role, player_ok)

@@ -9,8 +9,9 @@ Fortune Die, ranks, advantage): the table rules them and the facts carry the rul
 * ``tables``: success levels, effects, surge purposes, luck contexts, rests, actions as data;
 * ``flags``: every PROPOSAL / ABSENT gap the fold decides, named (prefix ``hs.``);
 * ``vitality``: the one implementation of damage, HP loss, surges, dying, death and healing;
-* ``rules``, ``attempts``, ``rounds``: the handlers, one per fact type; ``rounds`` also holds
-  the hooks the core encounter engine calls (initiative bands, turn start, round start);
+* ``rules``, ``attempts``: the handlers, one per fact type; ``rounds``: initiative bands,
+  knock-back and the turn-boundary steps; ``encounter``: the hooks the core encounter engine
+  calls, the initiative facts and the facts that take an action (HS-4);
 * ``narrate``: the narrator (one sentence per fact, turn-start steps, summary columns, marks).
 """
 
@@ -23,13 +24,13 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.hero_surge import attempts, rounds, rules
+from domain.rulesets.hero_surge import attempts, encounter, rules
 from domain.rulesets.hero_surge.facts import CATALOGUE
 from domain.rulesets.hero_surge.flags import DEFAULTS, flags_doc, validate_flag
 from domain.rulesets.hero_surge.narrate import HeroSurgeNarrator
 from domain.rulesets.hero_surge.state import Creature, HSState
 
-HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attempts.HANDLERS, **rounds.HANDLERS}
+HANDLERS: dict[str, Any] = {**rules.HANDLERS, **attempts.HANDLERS, **encounter.HANDLERS}
 
 ERROR_CODES: dict[str, str] = {
     "ALREADY_EXCHANGED": "The attempt's natural 20 was already exchanged for a Fortune Die.",
@@ -77,9 +78,14 @@ ERROR_CODES: dict[str, str] = {
         "a turn only by a hero dying then (B-HS-9, ruling 25)."
     ),
     "NO_RANK_PENALTY": "The creature has no (such) rank penalty pending (B-HS-5).",
+    "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
     "SURGE_HEALING_USED": "A hero's surge was already spent for healing within the hour (HS-15, B-HS-14).",
     "WRONG_ATTEMPT": (
         "The attempt is of the wrong kind, creature or success level for this, or came too early."
+    ),
+    "WRONG_ROUND": (
+        "An initiative check names a round other than the one it is for (the next round while the "
+        "encounter runs; HS-2)."
     ),
     "WRONG_DICE": (
         "The dice do not fit the rule: Hit Dice of another size or count, a 1-1 reroll sequence that does "
@@ -92,10 +98,15 @@ ERROR_CODES: dict[str, str] = {
 class HeroSurge:
     id = "hero-surge"
     title = "Hero's surge"
-    version = "1"
+    version = "2"  # 2: encounters through the core engine (a v1 snapshot is discarded and refolded)
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    encounter_rules = encounter.RULES  # its hooks into the core encounter engine
+
+    @property
+    def fact_types(self) -> frozenset[str]:
+        return frozenset(HANDLERS)
 
     def flags_doc(self) -> list[dict[str, Any]]:
         return flags_doc()
@@ -129,24 +140,17 @@ class HeroSurge:
         return result
 
     def pending_rolls(self, state: HSState) -> list[tuple[str, dict[str, Any]]]:
-        return rounds.pending_rolls(state)
+        return encounter.pending_rolls(state)
 
     # ---------------------------------------------------------------- views
     def creature_view(self, state: HSState, creature_id: str) -> dict[str, Any]:
         c: Creature = state.creatures[creature_id]
-        return creature_view(c)
+        out = creature_view(c)
+        out["initiative"], out["next_round_initiative"] = _initiative(state, creature_id)
+        return out
 
     def encounter_view(self, state: HSState, encounter_id: str) -> dict[str, Any]:
-        e = state.encounters[encounter_id]
-        participants = list(getattr(e, "participants", []))
-        rnd = getattr(e, "round", 0)
-        return {
-            "id": encounter_id,
-            "state": getattr(e, "state", None),
-            "round": rnd,
-            "participants": participants,
-            "initiative_order": rounds.initiative_order(state, encounter_id, rnd, participants),
-        }
+        return encounter.encounter_view(state, state.encounters[encounter_id])
 
     def campaign_view(self, state: HSState) -> dict[str, Any]:
         return {
@@ -180,6 +184,29 @@ class HeroSurge:
                 )
             )
         return out
+
+
+def _initiative(state: HSState, cid: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """C2.1 ``initiative_this_round`` (and the next round's check, once recorded) from the active
+    encounter's entries: the ruled level, the band after knock-backs, the die (B-HS-18)."""
+    enc = state.encounter
+    if enc is None:
+        return None, None
+
+    def shown(entry: dict[str, Any] | None, rnd: int) -> dict[str, Any] | None:
+        if entry is None or "band" not in entry:
+            return None
+        return {
+            "encounter": enc.id,
+            "round": rnd,
+            "success_level": entry["success_level"],
+            "band": entry["band"],
+            "die": entry["die"],
+            "knocked_back": entry.get("knocked_back", 0),
+        }
+
+    first = enc.round if enc.state == core_encounters.RUNNING else (0 if enc.surprised else 1)
+    return shown(enc.initiative.get(cid), first), shown(enc.upcoming.get(cid), enc.round + 1)
 
 
 def _effects(c: Creature) -> list[dict[str, Any]]:

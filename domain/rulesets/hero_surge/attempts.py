@@ -362,6 +362,15 @@ def damage_rolled(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
     if did in state.damage:
         raise RuleViolation(f"damage roll {did!r} already exists", field="damage_id", code="ALREADY_EXISTS")
     a = attempt_of(state, p["attempt_id"]) if p["attempt_id"] is not None else None
+    if a is not None:
+        require(
+            LEVELS[a["level"]].succeeds,
+            f"attempt {p['attempt_id']!r} is a {a['level'].replace('_', ' ')}: it does not hit, so it "
+            "deals no damage (HS-8: a normal success or better)",
+            "WRONG_ATTEMPT",
+            ctx,
+            "attempt_id",
+        )
     maximised = a is not None and a["level"] == "critical_success"
     sides = {s for s, _ in dice.dice_of(p["roll"])}
     if p["additional_die"] is not None:

@@ -16,12 +16,17 @@ Departures from C2.2, each for one reason:
 * ``SheetUpdated`` covers C2.2's ``EquipmentChanged`` (damage reduction, extra blocks).
 * A defense attempt's ``targets`` names the creature defended when it is not the one rolling
   (HS-5: "you can both make defense attempts for it"); empty, the roller defends itself.
-* ``RoundStarted`` / ``TurnStarted`` / ``SurpriseDetermined`` are the core encounter engine's.
+* ``RoundStarted`` / ``TurnStarted`` / ``SurpriseDetermined`` are the core encounter engine's;
+  an initiative check is the engine's ``InitiativeRolled`` with the ruled ``success_level``
+  (``InitiativeCheckRolled`` is still read: it records the same for the round it names), and
+  ``InitiativeOrderChosen`` is the engine's shape (v2; v1's band-and-side form is upcast).
 """
 
 from __future__ import annotations
 
-from domain.core.catalogue import CORE, Catalogue, Schema, opt, req
+from typing import Any
+
+from domain.core.catalogue import CORE, CORE_TABLE, Catalogue, Schema, opt, req
 from domain.rulesets.hero_surge.tables import (
     ATTEMPT_KINDS,
     DEVASTATING,
@@ -60,13 +65,17 @@ FACTS: dict[str, Schema] = {
         "roll": req("roll"),
         "success_level": req("enum", **LEVEL),
     },
-    "InitiativeOrderChosen": {
-        "encounter_id": opt("str", None, nullable=True),
-        "round": req("int", minimum=0, maximum=100_000),
-        "success_level": req("enum", **LEVEL),
-        "side": req("enum", choices=("heroes", "foes")),
-        "order": req("list_str"),
+    # The engine's roll (a creature, or a group) with the success level the table ruled (B-HS-1).
+    "InitiativeRolled": {**CORE_TABLE["InitiativeRolled"], "success_level": req("enum", **LEVEL)},
+    # Joining a running encounter: it acts last this round and checks for the next (HS-2); a roll
+    # given with the join carries its ruled level.
+    "CreatureJoinedEncounter": {
+        **CORE_TABLE["CreatureJoinedEncounter"],
+        "success_level": opt("enum", None, nullable=True, **LEVEL),
     },
+    # v2: the engine's shape (the creatures of one side of one band, in the chosen order); v1
+    # named the band and the side, which the engine reads from the creatures' checks.
+    "InitiativeOrderChosen": dict(CORE_TABLE["InitiativeOrderChosen"]),
     "DefendDeclared": {
         "creature": req("str"),
         "mode": opt("enum", "self", choices=("self", "target", "intercept")),
@@ -87,6 +96,7 @@ FACTS: dict[str, Schema] = {
         "kind": req("enum", choices=ATTEMPT_KINDS),
         "targets": opt("list_str", []),
         "roll": req("roll"),
+        "action": opt("enum", None, choices=("action", "move", "free", "none"), nullable=True),
         "dc": opt("int", None, minimum=-1000, maximum=1000, nullable=True),
         "rank": opt("str", None, nullable=True),
         "success_level": req("enum", **LEVEL),
@@ -206,5 +216,19 @@ FACTS: dict[str, Schema] = {
     },
 }
 
-CATALOGUE: Catalogue = CORE.extend(FACTS)
+
+def _order_v1(payload: dict[str, Any]) -> dict[str, Any]:
+    """v1 -> v2: the band's side in its order; the heroes decided, the GM ordered the foes."""
+    return {
+        "encounter_id": payload.get("encounter_id"),
+        "creatures": list(payload["order"]),
+        "decided_by": "players" if payload.get("side") == "heroes" else "gm",
+    }
+
+
+CATALOGUE: Catalogue = CORE.extend(
+    FACTS,
+    versions={"InitiativeRolled": 2, "InitiativeOrderChosen": 2},
+    upcasters={("InitiativeOrderChosen", 1): _order_v1},
+)
 """Every fact a hero's-surge campaign can record."""

@@ -118,6 +118,13 @@ FLAGS: dict[str, Flag] = {
         "the maximum rises; rests fill it).",
         boolean,
     ),
+    "hs.enforce_turns": Flag(
+        True,
+        "HS-4 / ruling 18",
+        "Refuse actions out of turn or beyond a turn's move and action (false: record them, noting "
+        "what the economy would have refused).",
+        boolean,
+    ),
     "hs.con_modifier": Flag(
         "score",
         "A2.7 (ability modifiers are not in the seed) / HS-13",

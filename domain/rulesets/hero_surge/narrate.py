@@ -77,11 +77,30 @@ class HeroSurgeNarrator(Narrator):
             text += f", knocked back to {_words(o['band'])}"
         return text + "."
 
+    def _InitiativeRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s) if p.get("creature") else self.names_of(p.get("creatures") or [], s)
+        text = f"{who} checks initiative ({self.roll(p['roll'])}): {_words(p['success_level'])}"
+        if o and o.get("knocked_back"):
+            text += f", knocked back to {_words(o['band'])}"
+        if o and o.get("for_round"):
+            text += f" (for round {o['for_round']})"
+        return text + "."
+
     def _InitiativeOrderChosen(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        return (
-            f"Order among the {p['side']} in the {_words(p['success_level'])} band: "
-            f"{self.names_of(p['order'], s)}."
+        where = f" in the {_words(o['band'])} band" if o and o.get("band") else ""
+        side = o["side"] if o and o.get("side") else "tied"
+        return f"Order among the {side}{where}: {self.names_of(p['creatures'], s)}."
+
+    def _ActionTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        """HS-4: a move, an action or a free action through the turn economy."""
+        who = self.name(p["creature"], s)
+        kind = str(p["action"])
+        what = {"action": "the action", "move": "a move", "free": "a free action"}.get(
+            kind, f"a {kind} action"
         )
+        instead = " (with the action: HS-4's second move)" if p.get("substitutes_for") else ""
+        name = f": {self.m.esc(p['name'])}" if p.get("name") else ""
+        return f"{who} takes {what}{instead}{name}."
 
     def _DefendDeclared(self, p: dict[str, Any], o: Any, s: Any) -> str:
         whom = f" {self.name(p['target'], s)} ({p['mode']})" if p.get("target") else ""
@@ -261,5 +280,5 @@ class HeroSurgeNarrator(Narrator):
             out += [(cid, REST_MARKS[p["kind"]]) for cid in o.get("participants", {})]
         for cid, (before, after) in changes.items():
             if before and after and (before.get("hero_surges") or 0) >= 0 > (after.get("hero_surges") or 0):
-                out.append((cid, "negative hero's surges"))
+                out.append((cid, "negative surges"))
         return out

@@ -6,15 +6,14 @@ band heroes act before foes (HS-2), then the higher die, then a recorded choice
 (``InitiativeOrderChosen``; B-HS-18). A Devastating "knock initiative back" moves the target one
 band down this round if it has not acted yet, else on its next round's check (B-HS-18).
 
-The core encounter engine sequences rounds and turns. Until it is on main, the hero's-surge
-part of its hooks are plain functions here, named and shaped as the engine's hook protocol
-(``EncounterRules``), each changing ``state`` in place and returning a report for the outcome:
+The core encounter engine sequences rounds and turns (``encounter.py`` gives it this system's
+hooks); this module holds the hero's-surge part, each changing ``state`` in place and returning a
+report for the outcome:
 
 * :func:`initiative_entry` ``(state, enc, creatures, payload, ctx)``: a check's entry, with its
   ``rank`` (higher acts first): ``[band from the bottom, hero, die]`` (HS-2, B-HS-18);
-* :func:`initiative_order` ``(state, encounter_id, round, participants)``: the round's order,
-  with unresolved ties and the participants that have not checked yet (what the engine's
-  rank sort gives, for the facts recorded before the engine lands);
+* :func:`knock_back`: one band down in this round's entries (the rest of the round re-sorted), or
+  in the next round's check (B-HS-18); :func:`bands`: the order by band, for the views;
 * :func:`round_started` ``(state, enc, ctx)``: rank penalties of earlier rounds lapse (B-HS-5);
 * :func:`turn_started` ``(state, enc, creature_id, ctx)``: defend ends (HS-5), a dying hero owes
   a luck roll (B-HS-9, ruling 25), per-turn limits reset (B-HS-13);
@@ -22,7 +21,7 @@ part of its hooks are plain functions here, named and shaped as the engine's hoo
 * :func:`rolls_owed_at_turn_end` ``(state, enc, creature_id)``: the luck rolls still owed
   (``ROLLS_PENDING`` until recorded);
 * :func:`encounter_ended` ``(state, enc, ctx)``: combat-only marks are cleared;
-* :func:`pending_rolls` ``(state)``: every luck roll owed now.
+* :func:`luck_owed` ``(state)``: every luck roll owed now.
 """
 
 from __future__ import annotations
@@ -30,181 +29,40 @@ from __future__ import annotations
 from typing import Any
 
 from domain import dice
+from domain.core import encounters as core
 from domain.core.rules import owned, peek, require
-from domain.errors import RuleViolation
+from domain.errors import InvalidInput
 from domain.rulesets.hero_surge import vitality as vit
-from domain.rulesets.hero_surge.state import HSState, current_round
+from domain.rulesets.hero_surge.state import HSState
 from domain.rulesets.hero_surge.tables import BAND, LOWEST_BAND, SUCCESS_LEVELS
 
-Handler = Any
 
-
-def _key(encounter_id: str | None, round_no: int, band: int, side: str) -> str:
-    return f"{encounter_id or ''}:{round_no}:{band}:{side}"
-
-
-def _record(c: Any, encounter_id: str | None, round_no: int) -> dict[str, Any] | None:
-    """The creature's initiative check for this round, if it made one."""
-    rec: dict[str, Any] | None = c.initiative
-    if rec is not None and rec["encounter"] == encounter_id and rec["round"] == round_no:
-        return rec
-    return None
-
-
-def _checked(c: Any, encounter_id: str | None, round_no: int) -> bool:
-    return _record(c, encounter_id, round_no) is not None
-
-
-# ------------------------------------------------------------------ facts
-def initiative_check_rolled(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """HS-2 / HS-3: a check every round (the surprise round is round 0); its ruled level is its band,
-    one lower per knock-back waiting for this check (B-HS-18)."""
-    who = peek(state, p["creature"])
-    require(not who.dead, f"{who.name} is dead", "CREATURE_DEAD", ctx)
-    if _checked(who, p["encounter_id"], p["round"]):
-        raise RuleViolation(
-            f"{who.name} already checked initiative for round {p['round']}",
-            field="creature",
-            code="ALREADY_ROLLED",
+# ------------------------------------------------------------------ initiative in the engine
+def initiative_entry(
+    state: HSState, enc: Any, creatures: list[str], payload: dict[str, Any], ctx: Any
+) -> dict[str, Any]:
+    """A check's place in the order (pure; the engine's ``initiative_entry``): its band (the ruled
+    level, one lower per knock-back waiting for it), heroes before foes, then the higher die
+    (HS-2, B-HS-18). The rank compares item by item, higher first; equal ranks are a tie the
+    table settles by a recorded choice (``InitiativeOrderChosen``)."""
+    level = payload.get("success_level")
+    if level not in BAND:
+        raise InvalidInput(
+            "a hero's-surge initiative check carries the success level the table ruled (B-HS-1)",
+            field="success_level",
         )
-    entry = initiative_entry(state, None, [who.id], p, ctx)
-    c = owned(state, who.id)
-    knocked = entry["knocked_back"]
-    band = BAND[entry["band"]]
-    die = entry["die"]
-    c.initiative = {
-        "encounter": p["encounter_id"],
-        "round": p["round"],
-        "level": p["success_level"],
-        "band": band,
-        "die": die,
-        "knocked_back": knocked,
-        "rank": entry["rank"],
-    }
-    c.knockback_pending = 0
+    c = state.creatures[creatures[0]]
+    die = dice.natural(payload["roll"])
+    if die is None:
+        die = dice.roll_total(payload["roll"])
+    band = min(LOWEST_BAND, BAND[level] + c.knockback_pending)
     return {
-        "creature": c.id,
-        "round": p["round"],
-        "success_level": p["success_level"],
+        "rank": rank(band, c.hero, die),
+        "success_level": level,
         "band": SUCCESS_LEVELS[band],
         "die": die,
-        "knocked_back": knocked,
+        "knocked_back": c.knockback_pending,
     }
-
-
-def initiative_order_chosen(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """HS-2 / B-HS-18: the heroes decide between themselves, the GM orders the foes, inside one band."""
-    enc, rnd, band, side = p["encounter_id"], p["round"], BAND[p["success_level"]], p["side"]
-    order = p["order"]
-    if len(set(order)) != len(order) or not order:
-        raise RuleViolation("name each creature once", field="order", code="TIE_ORDER_WRONG")
-    for cid in order:
-        c = peek(state, cid, "order")
-        if not _checked(c, enc, rnd):
-            raise RuleViolation(
-                f"{c.name} has not checked initiative for round {rnd}", field="order", code="NOT_ROLLED"
-            )
-    members = _side_in_band(state, enc, rnd, band, side)
-    require(
-        set(order) == set(members),
-        f"the {side} in the {p['success_level'].replace('_', ' ')} band of round {rnd} are {sorted(members)}",
-        "TIE_ORDER_WRONG",
-        ctx,
-        "order",
-    )
-    state.initiative_orders[_key(enc, rnd, band, side)] = list(order)
-    return {"round": rnd, "band": p["success_level"], "side": side, "order": list(order)}
-
-
-def _side_in_band(state: HSState, enc: str | None, rnd: int, band: int, side: str) -> list[str]:
-    hero = side == "heroes"
-    return [
-        cid
-        for cid, c in state.creatures.items()
-        if (rec := _record(c, enc, rnd)) is not None and rec["band"] == band and c.hero == hero
-    ]
-
-
-def knock_back(state: HSState, target: str, by: str, ctx: Any) -> dict[str, Any]:
-    """B-HS-18: one band down this round if the target has not acted yet, else on its next check."""
-    t = peek(state, target, "target")
-    require(not t.dead, f"{t.name} is dead", "CREATURE_DEAD", ctx, "target")
-    c = owned(state, target, "target")
-    rec = c.initiative
-    now = current_round(state)
-    this_round = (
-        rec is not None
-        and (now is None or [rec["encounter"], rec["round"]] == now)
-        and c.acted_round != [rec["encounter"], rec["round"]]
-    )
-    if this_round:
-        assert rec is not None
-        band = min(LOWEST_BAND, rec["band"] + 1)
-        c.initiative = {
-            **rec,
-            "band": band,
-            "knocked_back": rec["knocked_back"] + 1,
-            "rank": rank(band, c.hero, rec["die"]),
-        }
-        return {
-            "target": c.id,
-            "by": by,
-            "applies": "this_round",
-            "round": rec["round"],
-            "band": SUCCESS_LEVELS[band],
-        }
-    c.knockback_pending += 1
-    return {"target": c.id, "by": by, "applies": "next_round", "pending": c.knockback_pending}
-
-
-# ------------------------------------------------------------------ hooks for the encounter engine
-def initiative_order(
-    state: HSState, encounter_id: str | None, round_no: int, participants: list[str]
-) -> dict[str, Any]:
-    """The round's order (HS-2, B-HS-18): by band; heroes, then foes; then the higher die, unless a
-    recorded choice orders that side of the band. Ties no choice settles are reported, in the
-    order they stand (by id), for the table to resolve with ``InitiativeOrderChosen``."""
-    order: list[str] = []
-    bands: list[dict[str, Any]] = []
-    ties: list[dict[str, Any]] = []
-    missing = []
-    rows: dict[int, dict[str, list[tuple[list[int], str]]]] = {}
-    for cid in participants:
-        c = state.creatures.get(cid)
-        if c is None or c.dead:
-            continue
-        rec = _record(c, encounter_id, round_no)
-        if rec is None:
-            missing.append(cid)
-            continue
-        side = "heroes" if c.hero else "foes"
-        rows.setdefault(rec["band"], {"heroes": [], "foes": []})[side].append((rec["rank"], cid))
-    for band in sorted(rows):
-        entry: dict[str, Any] = {"success_level": SUCCESS_LEVELS[band]}
-        for side in ("heroes", "foes"):
-            members = sorted(rows[band][side], key=lambda m: ([-x for x in m[0]], m[1]))
-            chosen = state.initiative_orders.get(_key(encounter_id, round_no, band, side))
-            if chosen is not None and set(chosen) == {cid for _, cid in members}:
-                ranked = list(chosen)
-            else:
-                ranked = [cid for _, cid in members]
-                by_rank: dict[tuple[int, ...], list[str]] = {}
-                for r, cid in members:
-                    by_rank.setdefault(tuple(r), []).append(cid)
-                for key, tied in by_rank.items():
-                    if len(tied) > 1:
-                        ties.append(
-                            {
-                                "success_level": SUCCESS_LEVELS[band],
-                                "side": side,
-                                "die": key[-1],
-                                "creatures": tied,
-                            }
-                        )
-            entry[side] = ranked
-            order.extend(ranked)
-        bands.append(entry)
-    return {"order": order, "bands": bands, "ties": ties, "missing": missing}
 
 
 def rank(band: int, hero: bool, die: int) -> list[int]:
@@ -213,24 +71,69 @@ def rank(band: int, hero: bool, die: int) -> list[int]:
     return [LOWEST_BAND - band, 1 if hero else 0, die]
 
 
-def initiative_entry(
-    state: HSState, enc: Any, creatures: list[str], payload: dict[str, Any], ctx: Any
-) -> dict[str, Any]:
-    """A check's place in the order (pure): its band (the ruled level, one lower per knock-back
-    waiting for it), heroes before foes, then the higher die (HS-2, B-HS-18). The rank compares
-    item by item, higher first; equal ranks are a tie the table settles by a recorded choice."""
-    c = state.creatures[creatures[0]]
-    die = dice.natural(payload["roll"])
-    if die is None:
-        die = dice.roll_total(payload["roll"])
-    band = min(LOWEST_BAND, BAND[payload["success_level"]] + c.knockback_pending)
+def _lowered(entry: dict[str, Any], hero: bool) -> dict[str, Any]:
+    """An entry one band down (B-HS-18); a recorded order inside its old band no longer applies."""
+    band = min(LOWEST_BAND, BAND[entry["band"]] + 1)
+    out = {k: v for k, v in entry.items() if k not in ("tie_rank", "tie_with", "tie_method", "chosen")}
     return {
-        "rank": rank(band, c.hero, die),
-        "success_level": payload["success_level"],
+        **out,
         "band": SUCCESS_LEVELS[band],
-        "die": die,
-        "knocked_back": c.knockback_pending,
+        "rank": rank(band, hero, int(entry["die"])),
+        "knocked_back": int(entry.get("knocked_back", 0)) + 1,
     }
+
+
+def knock_back(state: HSState, target: str, by: str, ctx: Any) -> dict[str, Any]:
+    """B-HS-18: one band down this round if the target has not acted yet (the rest of the round is
+    re-sorted), else on its next round's check (lowered at once if that check is recorded)."""
+    t = peek(state, target, "target")
+    require(not t.dead, f"{t.name} is dead", "CREATURE_DEAD", ctx, "target")
+    enc = state.encounter
+    in_play = enc is not None and enc.state in (core.SETUP, core.RUNNING) and target in enc.participants
+    if in_play:
+        acted = t.acted_round == [enc.id, enc.round] and enc.state == core.RUNNING
+        if not acted and target in enc.initiative:
+            enc.initiative[target] = _lowered(enc.initiative[target], t.hero)
+            if enc.state == core.RUNNING:
+                core.resort_remaining(enc)
+            return {
+                "target": target,
+                "by": by,
+                "applies": "this_round",
+                "round": enc.round,
+                "band": enc.initiative[target]["band"],
+            }
+        if acted and target in enc.upcoming:
+            enc.upcoming[target] = _lowered(enc.upcoming[target], t.hero)
+            return {
+                "target": target,
+                "by": by,
+                "applies": "next_round",
+                "round": enc.round + 1,
+                "band": enc.upcoming[target]["band"],
+            }
+    c = owned(state, target, "target")
+    c.knockback_pending += 1
+    return {"target": c.id, "by": by, "applies": "next_round", "pending": c.knockback_pending}
+
+
+def bands(state: HSState, enc: Any, entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The order by band (HS-2): per success level, the heroes, then the foes, as they act."""
+    order = core.sort_order(entries, enc.participants)
+    out: list[dict[str, Any]] = []
+    for level in SUCCESS_LEVELS:
+        members = [cid for cid in order if cid in entries and entries[cid]["band"] == level]
+        if not members:
+            continue
+        heroes = [cid for cid in members if state.creatures[cid].hero]
+        out.append(
+            {
+                "success_level": level,
+                "heroes": heroes,
+                "foes": [cid for cid in members if cid not in heroes],
+            }
+        )
+    return out
 
 
 def round_started(state: HSState, encounter: Any, ctx: Any) -> dict[str, Any]:
@@ -297,7 +200,7 @@ def rolls_owed_at_turn_end(state: HSState, enc: Any, creature_id: str) -> list[t
 def encounter_ended(state: HSState, enc: Any, ctx: Any) -> dict[str, Any]:
     """Combat-only marks end with the encounter: defend, rank penalties, knock-backs waiting for a
     check, broken-up attacks, the heroism mark. The records of the encounter's attempts, damage
-    rolls, resolved attacks, luck rolls and band orders are dropped (nothing after the fight cites
+    rolls, resolved attacks and luck rolls are dropped (nothing after the fight cites
     them; a correction refolds from before it), so the state does not grow with the campaign."""
     cleared = []
     for cid in enc.participants:
@@ -313,21 +216,13 @@ def encounter_ended(state: HSState, enc: Any, ctx: Any) -> dict[str, Any]:
     for records in (state.attempts, state.damage, state.incoming, state.luck_rolls):
         for key in [k for k, r in records.items() if r["seq"] >= since]:
             del records[key]
-    for key in [k for k in state.initiative_orders if k.startswith(f"{enc.id}:")]:
-        del state.initiative_orders[key]
     return {"cleared": cleared} if cleared else {}
 
 
-def pending_rolls(state: HSState) -> list[tuple[str, dict[str, Any]]]:
+def luck_owed(state: HSState) -> list[tuple[str, dict[str, Any]]]:
     """The luck rolls dying heroes owe (B-HS-9), one fact each, without dice."""
     out = []
     for cid, c in state.creatures.items():
         for owed in c.luck_owed:
             out.append(("LuckRollMade", {"creature": cid, "context": owed["context"]}))
     return out
-
-
-HANDLERS: dict[str, Handler] = {
-    "InitiativeCheckRolled": initiative_check_rolled,
-    "InitiativeOrderChosen": initiative_order_chosen,
-}

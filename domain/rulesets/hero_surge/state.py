@@ -2,7 +2,7 @@
 
 Everything is plain data (ints, strings, lists and dicts) so a state dumps to JSON and loads
 back exactly. Records kept campaign-wide (attempts, damage rolls, resolved incoming attacks,
-luck rolls cited by an Instagib, chosen initiative orders) are dicts of dicts shared between
+luck rolls cited by an Instagib) are dicts of dicts shared between
 clones: a handler never changes one in place, it replaces it (``state.attempts[a] = {**old, ...}``).
 """
 
@@ -123,7 +123,7 @@ class HSState(TableState):
     """A hero's-surge campaign at one position: the core's table state plus the records that
     later facts cite by id."""
 
-    __slots__ = ("attempts", "damage", "incoming", "luck_rolls", "initiative_orders")
+    __slots__ = ("attempts", "damage", "incoming", "luck_rolls")
 
     creatures: dict[str, Creature]
 
@@ -133,7 +133,6 @@ class HSState(TableState):
         self.damage: dict[str, dict[str, Any]] = {}  # damage_id -> the damage roll (C2.2 DamageRolled)
         self.incoming: dict[str, dict[str, Any]] = {}  # attack label -> how a defense resolved it (HS-9)
         self.luck_rolls: dict[str, dict[str, Any]] = {}  # roll_id -> a luck roll an Instagib may cite
-        self.initiative_orders: dict[str, list[str]] = {}  # "enc:round:band:side" -> chosen order
 
 
 def current_round(state: HSState) -> list[Any] | None:

@@ -151,6 +151,20 @@ ACTIONS: dict[str, str] = {
     "surge_healing": "action",  # B-HS-14
 }
 TURN_BUDGET: dict[str, int] = {"move": 1, "action": 1}
+# The encounter engine's action economy (HS-4): the kinds, the turn-bound ones, the allowed sets
+# of one turn (a move and an action; or the action taken as a second move).
+ACTION_KINDS: tuple[str, ...] = ("action", "move", "free")
+TURN_ACTIONS: tuple[str, ...] = ("action", "move")
+ACTION_BUDGETS: tuple[dict[str, int], ...] = (dict(TURN_BUDGET), {"move": 2})
+# Which attempts take the creature's action in a running encounter (HS-4: Attack, Cast, Use for
+# a medical attempt); a defense, an ability or skill check and others take none. An attempt may
+# name its action instead (``action``: e.g. 'free' for a readied attack, 'none').
+ATTEMPT_ACTIONS: dict[str, str] = {
+    "attack": "action",
+    "spell": "action",
+    "maneuver": "action",
+    "medical": "action",
+}
 
 
 def hero_surges_max(level: int) -> int:

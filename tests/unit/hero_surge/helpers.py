@@ -73,6 +73,32 @@ class HSTable:
         r = roll("2d20kh1", *faces) if len(faces) == 2 else d20(faces[0])
         return self.out("LuckRollMade", creature=who, context=context, roll=r, **more)
 
+    # --- encounters (the core encounter engine) -------------------------------
+    def fight(
+        self, checks: dict[str, tuple[str, int]], eid: str = "e1", surprised: list[str] | None = None
+    ) -> Any:
+        """Start encounter ``eid`` with these creatures, each with its initiative check (ruled
+        level, d20 face), in the order given."""
+        self.rec("EncounterStarted", encounter_id=eid, name=eid, participants=list(checks))
+        if surprised:
+            self.rec("SurpriseDetermined", encounter_id=eid, surprised=surprised)
+        return [self.check(cid, level, face, eid) for cid, (level, face) in checks.items()][-1]
+
+    def check(self, cid: str, level: str, face: int, eid: str = "e1") -> dict[str, Any]:
+        """An initiative check (HS-2): for the first round in setup, for the next round while running."""
+        return self.out(
+            "InitiativeRolled", encounter_id=eid, creature=cid, roll=d20(face), success_level=level
+        )
+
+    def start(self, eid: str = "e1") -> dict[str, Any]:
+        return self.out("TurnStarted", encounter_id=eid)
+
+    def end(self, eid: str = "e1") -> dict[str, Any]:
+        return self.out("TurnEnded", encounter_id=eid)
+
+    def enc(self, eid: str = "e1") -> dict[str, Any]:
+        return self.app.view(self.cid).encounter(eid)
+
     # --- reads ---------------------------------------------------------------
     def v(self, cid: str, position: int | None = None, view: str = "corrected") -> dict[str, Any]:
         return self.app.creature_state(self.cid, cid, position, view)
@@ -96,67 +122,3 @@ class HSTable:
 
     def orphans(self) -> dict[str, str]:
         return dict(self.app.summary(self.cid)["orphans"])
-
-
-class StubEncounter:
-    """A running encounter as the core encounter engine will hold it (id, round, participants),
-    for driving the turn-boundary hooks directly until the engine lands."""
-
-    def __init__(self, eid: str, participants: list[str], round_no: int = 1, started_at: int = 0) -> None:
-        self.id, self.participants, self.round, self.state = eid, list(participants), round_no, "running"
-        self.started_at = started_at
-
-    def clone(self) -> StubEncounter:
-        return StubEncounter(self.id, self.participants, self.round, self.started_at)
-
-
-class Ctx:
-    def __init__(self, seq: int) -> None:
-        self.seq, self.meta, self.overrides, self.waived = seq, {}, {}, False
-
-    def ruling_holds(self, ruling_id: str) -> bool:
-        return False
-
-    def ruling_value(self, ruling_id: str) -> Any:
-        return None
-
-
-class Scene:
-    """A fold state taken from a table's ledger, with a running encounter, driven fact by fact
-    through the ruleset and the engine hooks (``domain.rulesets.hero_surge.rounds``)."""
-
-    def __init__(self, table: HSTable, participants: list[str], round_no: int = 1) -> None:
-        from domain.rulesets.hero_surge import HERO_SURGE
-
-        self.rules = HERO_SURGE
-        self.state = table.ledger.state.clone()
-        self.encounter = StubEncounter("e1", participants, round_no, started_at=table.position + 1)
-        self.state.encounters["e1"] = self.encounter
-        self.state.active_encounter = "e1"
-        self.seq = table.position
-
-    def ctx(self) -> Ctx:
-        self.seq += 1
-        return Ctx(self.seq)
-
-    def apply(self, fact_type: str, **payload: Any) -> dict[str, Any]:
-        checked = self.rules.catalogue.validate(fact_type, payload)
-        trial = self.state.clone()  # a refusal leaves the scene as it was (as the ledger does)
-        trial.encounters["e1"] = self.encounter
-        out: dict[str, Any] = self.rules.apply(trial, fact_type, checked, self.ctx())
-        self.state = trial
-        return out
-
-    def turn_start(self, cid: str) -> dict[str, Any]:
-        from domain.rulesets.hero_surge import rounds
-
-        return rounds.turn_started(self.state, self.encounter, cid, self.ctx())
-
-    def next_round(self) -> dict[str, Any]:
-        from domain.rulesets.hero_surge import rounds
-
-        self.encounter.round += 1
-        return rounds.round_started(self.state, self.encounter, self.ctx())
-
-    def v(self, cid: str) -> dict[str, Any]:
-        return self.rules.creature_view(self.state, cid)

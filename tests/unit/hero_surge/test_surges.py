@@ -7,7 +7,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.rulesets.hero_surge.tables import SURGE_PURPOSES, hero_surges_max
-from tests.unit.hero_surge.helpers import HSTable, Scene
+from tests.unit.hero_surge.helpers import HSTable
 
 
 @pytest.fixture
@@ -79,29 +79,38 @@ def test_b_hs6_monsters_spend_no_surges(t: HSTable) -> None:
 
 def test_b_hs13_class_feature_once_per_round_heroism_once_per_turn(t: HSTable) -> None:
     """B-HS-13: several spends in one round for different purposes; the class feature once per
-    round, heroism once between two starts of the hero's own turn."""
-    s = Scene(t, ["aldric", "goblin"])
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="class_feature")
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="heroism")
+    round, heroism once between two starts of the hero's own turn (played through the engine)."""
+    t.fight({"aldric": ("normal_success", 10), "goblin": ("failure", 5)})
+    t.start()
+    t.out("HeroSurgeSpent", creature="aldric", purpose="class_feature")
+    t.out("HeroSurgeSpent", creature="aldric", purpose="heroism")
     with pytest.raises(RuleViolation) as err:
-        s.apply("HeroSurgeSpent", creature="aldric", purpose="class_feature")
+        t.rec("HeroSurgeSpent", creature="aldric", purpose="class_feature")
     assert err.value.code == "CLASS_FEATURE_SURGE_USED"
     with pytest.raises(RuleViolation) as err:
-        s.apply("HeroSurgeSpent", creature="aldric", purpose="heroism")
+        t.rec("HeroSurgeSpent", creature="aldric", purpose="heroism")
     assert err.value.code == "HEROISM_USED"
-    s.turn_start("aldric")
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="heroism")
-    s.next_round()
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="class_feature")
-    assert s.v("aldric")["hero_surges"] == 0
+    t.end()
+    t.start()  # the goblin's turn: still no new heroism for Aldric
+    with pytest.raises(RuleViolation) as err:
+        t.rec("HeroSurgeSpent", creature="aldric", purpose="heroism")
+    assert err.value.code == "HEROISM_USED"
+    t.end()
+    t.check("aldric", "normal_success", 10)
+    t.check("goblin", "failure", 5)
+    t.start()  # round 2, Aldric's own turn: both again
+    t.out("HeroSurgeSpent", creature="aldric", purpose="heroism")
+    t.out("HeroSurgeSpent", creature="aldric", purpose="class_feature")
+    assert t.v("aldric")["hero_surges"] == 0
 
 
 def test_b_hs13_heroism_flag_off_lifts_the_per_turn_limit(t: HSTable) -> None:
     t.rec("RulesFlagSet", flag="hs.heroism_once_per_turn", value=False)
-    s = Scene(t, ["aldric"])
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="heroism")
-    s.apply("HeroSurgeSpent", creature="aldric", purpose="heroism")
-    assert s.v("aldric")["hero_surges"] == 2
+    t.fight({"aldric": ("normal_success", 10)})
+    t.start()
+    t.out("HeroSurgeSpent", creature="aldric", purpose="heroism")
+    t.out("HeroSurgeSpent", creature="aldric", purpose="heroism")
+    assert t.v("aldric")["hero_surges"] == 2
 
 
 def test_hs15_purposes_table() -> None:

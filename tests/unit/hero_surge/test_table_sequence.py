@@ -8,7 +8,6 @@ threshold 16, d10), ogre (monster, 30 HP, DR 3), g1 / g2 (goblins, 10 HP).
 
 from __future__ import annotations
 
-from domain.rulesets.hero_surge import rounds
 from tests.unit.hero_surge.helpers import HSTable, d20, roll
 
 
@@ -18,34 +17,24 @@ def test_a_round_of_combat_and_its_correction() -> None:
         t.add(cid)
     t.add("g1", kind="monster", level=1, con_score=10, max_hp=10)
     t.add("g2", kind="monster", level=1, con_score=10, max_hp=10)
-    everyone = ["aldric", "brin", "ogre", "g1", "g2"]
 
     # Round 1 initiative (HS-2): ruled levels; heroes first in a band, then the higher die.
     checks = {"ogre": ("major_success", 14), "aldric": ("normal_success", 11), "brin": ("major_success", 9),
               "g1": ("normal_success", 17), "g2": ("failure", 3)}  # fmt: skip
-    for cid, (level, face) in checks.items():
-        t.rec(
-            "InitiativeCheckRolled",
-            encounter_id="e1",
-            creature=cid,
-            round=1,
-            roll=d20(face, 3),
-            success_level=level,
-        )
-    order = rounds.initiative_order(t.ledger.state, "e1", 1, everyone)
-    assert order["order"] == ["brin", "ogre", "aldric", "g1", "g2"]
+    assert t.fight(checks)["order"] == ["brin", "ogre", "aldric", "g1", "g2"]
+    assert t.start()["turn_of"] == "brin"
 
     # Brin: a critical success with a 20 on the ogre; she keeps it (no Fortune Die) and knocks the
     # ogre's initiative back a band (it has not acted): normal band, after aldric, after g1 (17 > 14).
     out = t.attempt("b1", "brin", "critical_success", 20, bonus=5, targets=["ogre"])
     assert out["may_exchange_for_fortune_die"] and out["dm_may_call_luck_roll"]
     t.rec("DevastatingEffectChosen", attempt_id="b1", option="knock_initiative_back", target="ogre")
-    assert rounds.initiative_order(t.ledger.state, "e1", 1, everyone)["order"] == [
-        "brin", "aldric", "g1", "ogre", "g2"
-    ]  # fmt: skip
+    assert t.enc()["order"] == ["brin", "aldric", "g1", "ogre", "g2"]
     # Her 1d10+4 (3) is maximised: 14; the ogre's DR 3: 11; 30 -> 19 (B-HS-16, B-HS-24).
     t.rec("DamageRolled", damage_id="d1", attempt_id="b1", roll=roll("1d10+4", 3))
     assert t.damage("ogre", damage_id="d1")["taken"] == 11 and t.hp("ogre") == 19
+    t.end()
+    assert t.start()["turn_of"] == "aldric"
 
     # Aldric: a major success on g1, Brutal Damage. 1d8+2 shows 1; rerolls: 1 (not higher), 6 (kept): 8.
     t.attempt("a1", "aldric", "major_success", 15, bonus=4, targets=["g1"])
@@ -55,6 +44,8 @@ def test_a_round_of_combat_and_its_correction() -> None:
     t.rec("DiceRerolled", roll_id="d2", die_index=0, new_face=6)
     t.damage("g1", damage_id="d2")
     assert t.hp("g1") == 2
+    t.end()
+    assert t.start()["turn_of"] == "g1"
 
     # g1, the ogre and g2 attack brin together; one defense roll: a natural 1 on a failure is a
     # critical failure (HS-7): nothing blocked, the GM names the ogre's attack a crit (B-HS-19).
@@ -72,13 +63,25 @@ def test_a_round_of_combat_and_its_correction() -> None:
     out = t.damage("brin", roll=roll("1d6", 6), attack="g2-x")  # 5 -> -1: a surge lost, dying
     assert out["after"] == {"hp": -1, "temp_hp": 0, "hero_surges": 4, "life": "dying"}
     assert t.v("brin")["luck_rolls_owed"] == []  # the damage that starts dying owes none (B-HS-9)
+    for _ in ("ogre", "g2"):
+        t.end()
+        t.start()
+    t.end()
 
-    # Round 2. g2 stabs the dying brin: 2 damage (-3) and a luck roll owed; 9 is unlucky (B-HS-2):
+    # Round 2 (HS-2: new checks). g2 first; brin, dying, checks too (her turn will owe a luck roll).
+    for cid, level in {"g2": "critical_success", "aldric": "major_success", "brin": "failure"}.items():
+        t.check(cid, level, 10)
+    t.check("ogre", "critical_failure", 2)
+    t.check("g1", "critical_failure", 1)
+    assert t.start()["turn_of"] == "g2"
+    # g2 stabs the dying brin: 2 damage (-3) and a luck roll owed; 9 is unlucky (B-HS-2):
     # a surge lost (3).
     stab = t.rec("DamageApplied", target="brin", roll=roll("1d4", 2)).position
     luck = t.rec("LuckRollMade", creature="brin", context="dying_damage", roll=d20(9)).position
     assert t.surges("brin") == 3
     # Aldric's healer's kit ends dying (stable); a potion of 5 brings her to 2 HP, awake.
+    t.end()
+    assert t.start()["turn_of"] == "aldric"
     t.rec("HealersKitUsed", healer="aldric", target="brin")
     t.rec("HealingApplied", target="brin", amount=5, source="potion")
     v = t.v("brin")
@@ -98,6 +101,8 @@ def test_a_round_of_combat_and_its_correction() -> None:
 
     # After the fight: a long rest (B-HS-12, B-HS-21), then brin reaches level 3 with two 1s:
     # rerolls 1, 7: 7 + three 1s = 10 (HS-13): max HP 34.
+    t.end()
+    t.rec("EncounterEnded", encounter_id="e1")
     t.rec("RestTaken", kind="long", hours=8)
     assert (t.hp("brin"), t.surges("brin")) == (24, 5)
     out = t.out(
