@@ -182,7 +182,7 @@ def table() -> Iterator[tuple[GQL, Table]]:
 
 
 def test_the_matrix_covers_every_mutation() -> None:
-    covered = {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} | {name for name, _, _ in ORCUS_OPS}
+    covered = {name for name, _, _ in (*OPS, *D20_OPS, *ORCUS_OPS)}
     assert covered == set(INPUT_TYPES)
 
 
@@ -419,13 +419,21 @@ def _orcus_ops() -> list[tuple[str, Callable[[OrcusTable], dict[str, Any]], bool
         ("orcusUsePower", lambda t: {"characterId": t.aria, "powerId": "breath"}, True),
         (
             "orcusRollRecharge",
-            lambda t: {"characterId": t.aria, "powerId": "breath", "roll": {"expression": "1d6", "faces": [6]}},
+            lambda t: {
+                "characterId": t.aria,
+                "powerId": "breath",
+                "roll": {"expression": "1d6", "faces": [6]},
+            },
             True,
         ),
         ("orcusMeetRechargeCondition", lambda t: {"characterId": t.aria, "powerId": "breath"}, False),
         ("orcusSpendActionPoint", lambda t: {"characterId": t.aria, "extra": "STANDARD"}, True),
         ("orcusTakeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
-        ("orcusReadyAction", lambda t: {"characterId": t.aria, "action": "STANDARD", "trigger": "door"}, True),
+        (
+            "orcusReadyAction",
+            lambda t: {"characterId": t.aria, "action": "STANDARD", "trigger": "door"},
+            True,
+        ),
         (
             "orcusApplyEffect",
             lambda t: {

@@ -26,7 +26,7 @@ from api.service.store import open_application
 from domain.errors import DomainError
 from projections.projector import Projector
 from projections.runner import Follower, wait_for
-from projections.storage import ViewStore
+from projections.storage import LAYOUTS, ViewStore
 
 ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
@@ -230,3 +230,64 @@ def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: V
         assert not wait_for(views, 10**9, timeout=0.05)
     finally:
         follower.close()
+
+
+OLD_CREATURES = (  # view_creatures before issue 15: Stellar Winds' columns
+    "CREATE TABLE {t} (campaign_id TEXT NOT NULL, creature_id TEXT NOT NULL, name TEXT, kind TEXT, "
+    "position INTEGER NOT NULL, hp INTEGER, wounds INTEGER, life TEXT, state {json} NOT NULL, "
+    "PRIMARY KEY (campaign_id, creature_id))"
+)
+
+
+def test_a_creature_table_of_the_old_layout_is_rebuilt_in_the_neutral_one(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A database whose views predate the neutral creature row (no ``view_layout``, a
+    ``wounds`` column): opening the views recreates the table, sets only its projection's
+    tracking to 0, and the follower rebuilds it; facts and log keep their rows."""
+    cid = register(app)
+    StellarWindsCommands(app).deal_damage(cid, "vex", amount=7)
+    head = app.recorder.max_notification_id()
+    follower = follower_for(store, app, batch_size=500)
+    follower.catch_up()
+    follower.close()
+    old = wiring.open_views(store)
+    try:
+        facts_before = old.dump()["view_facts"]
+        t = old._t("view_creatures")
+        with old._lock, old._transaction():
+            old._execute(f"DROP TABLE {t}")
+            old._execute(OLD_CREATURES.format(t=t, json="JSONB" if old.placeholder == "%s" else "TEXT"))
+            old._execute(
+                old._q(f"INSERT INTO {t} VALUES (%s, 'vex', 'Vex', 'pc', 3, 13, 14, 'active', '{{}}')"),
+                (str(cid),),
+            )
+            old._execute(f"DROP TABLE {old._t('view_layout')}")
+    finally:
+        old.close()
+    views = wiring.open_views(store)
+    try:
+        assert views.layouts() == LAYOUTS
+        assert views.tracking() == {"creatures": 0, "encounters": head, "facts": head, "log": head}
+        assert views.list_creatures(str(cid)) == []
+        assert views.dump()["view_facts"] == facts_before
+        follower = follower_for(store, app, batch_size=500)
+        follower.catch_up()
+        follower.close()
+        assert views.tracking_position() == head
+        check_against_application(app, views, cid)
+        vex = views.get_creature(str(cid), "vex")
+        assert vex is not None and "wounds" not in vex
+        assert (vex["ruleset"], vex["level"], vex["life"], vex["hp"], vex["max_hp"]) == (
+            "stellar-winds",
+            3,
+            "active",
+            20 - 7,
+            20,
+        )
+        assert vex["state"]["wounds"] == app.creature_state(cid, "vex")["wounds"]  # the system's own track
+        reopened = wiring.open_views(store)  # a second opening changes nothing
+        reopened.close()
+        assert views.get_creature(str(cid), "vex") == vex and views.tracking_position() == head
+    finally:
+        views.close()
