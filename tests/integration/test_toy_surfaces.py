@@ -179,6 +179,28 @@ def table(served: Served) -> Iterator[Table]:
         t.at["brace"] = t.record("Brace", {"creature": "bram"})
         roll = {"expression": "1d6", "terms": [{"sides": 6, "faces": [4], "sign": 1}], "manual": True}
         t.at["club"] = t.record("Hit", {"target": "bram", "roll": roll})
+        # an encounter on the core engine: Bram braces in his turn; it ends with his next one
+        enc, who = (
+            gid("Encounter", t.cid, "ambush"),
+            {c: gid("Character", t.cid, c) for c in ("bram", "ogre")},
+        )
+        t.mutate(
+            "startEncounter",
+            {"participantIds": list(who.values()), "encounterId": "ambush", "name": "Ambush"},
+        )
+        for c, face in (("bram", 15), ("ogre", 8)):
+            dice = {"expression": "1d20", "faces": [face]}
+            t.mutate("rollInitiative", {"encounterId": enc, "characterId": who[c], "roll": dice})
+        t.mutate("startTurn", {"encounterId": enc, "characterId": who["bram"]})
+        t.at["brace_again"] = t.record("Brace", {"creature": "bram"})
+        t.at["bram_turn_1_ends"] = int(t.mutate("endTurn", {"encounterId": enc})["position"])
+        t.mutate("startTurn", {"encounterId": enc, "characterId": who["ogre"]})
+        t.mutate("endTurn", {"encounterId": enc})
+        t.mutate("startTurn", {"encounterId": enc, "characterId": who["bram"]})
+        t.at["bram_turn_2_ends"] = int(t.mutate("endTurn", {"encounterId": enc})["position"])
+        t.at["ambush_ends"] = int(
+            t.mutate("endEncounter", {"encounterId": enc, "outcome": "the ogre flees"})["position"]
+        )
         t.at["ogre_hit"] = t.record("Hit", {"target": "ogre", "amount": 5})
         revoke = {"position": t.at["ogre_hit"], "reason": "the ogre was asleep"}
         t.at["revoke"] = int(t.mutate("revokeFact", revoke)["position"])
@@ -199,7 +221,7 @@ def test_the_installed_toy_is_listed_with_its_flags(served: Served) -> None:
     done = served.chronicle("rulesets", "--ruleset", "toy")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "toy  Toy (rules version 1; no API plug-in (generic GraphQL))",
+        "toy  Toy (rules version 2; no API plug-in (generic GraphQL))",
         "    toy.rally_heals = 3  [toy README] Hit points a rally restores.",
     ]
 
@@ -255,7 +277,15 @@ def test_history_tells_every_fact_with_its_corrections(table: Table) -> None:
         "Ana has no grit left",
     )
     assert nodes[at["pit"]]["status"] == ["ACTIVE"] and nodes[at["pit"]]["type"] == "Hit"
-    assert nodes[at["ogre_hit"]]["line"].startswith("~~")
+    # the toy's own narrator, read from the corrected fold (the core adds the annotations)
+    assert nodes[at["pit"]]["line"] == "Ana is hit for 10. Ana is dying."
+    assert nodes[at["stone"]]["line"] == "Ana is hit by a stone while down and loses a grit. Ana is dead."
+    assert nodes[at["rally"]]["line"] == "Ana rallies. (orphaned: Ana has no grit left)"
+    assert (
+        nodes[at["club"]]["line"]
+        == f"Bram is hit for 3, halved by the brace. (amended at {at['amend']}: it was a 6)"
+    )
+    assert nodes[at["ogre_hit"]]["line"].startswith("~~Ogre is hit for 5.~~ (revoked at ")
     ana = table.ask(
         "history(first: 100, filter: {characterId: $who}) { nodes { position } }",
         {"who": ("ID", gid("Character", table.cid, "ana"))},
@@ -365,6 +395,30 @@ def test_a_subscription_catches_up_then_goes_live(table: Table) -> None:
     assert {"field": "life", "before": "active", "after": "dead"} in overturned["ana"]
 
 
+def test_an_encounter_runs_on_the_core_engine_and_bracing_lasts_to_the_end_of_the_next_turn(
+    table: Table,
+) -> None:
+    found = table.ask(
+        "encounters { encounterId name state round order } "
+        "first: asOf(position: $first) { characters(ids: [$bram]) { effects { name duration { kind } } } } "
+        "second: asOf(position: $second) { characters(ids: [$bram]) { effects { name } } }",
+        {
+            "first": ("Int!", table.at["bram_turn_1_ends"]),
+            "second": ("Int!", table.at["bram_turn_2_ends"]),
+            "bram": ("ID!", gid("Character", table.cid, "bram")),
+        },
+    )
+    assert found["encounters"] == [
+        {"encounterId": "ambush", "name": "Ambush", "state": "ended", "round": 2, "order": ["bram", "ogre"]}
+    ]
+    # braced in his first turn: still braced when it ends, gone when his next one does (a derived
+    # step of the toy's turn-end hook, never stored)
+    assert found["first"]["characters"][0]["effects"] == [
+        {"name": "brace", "duration": {"kind": "end_of_next_turn"}}
+    ]
+    assert found["second"]["characters"][0]["effects"] == []
+
+
 # ----------------------------------------------------------------------------- exports, import
 def download(t: Table, fmt: str, cid: str | None = None, token: str | None = None) -> str:
     response = httpx.get(
@@ -383,6 +437,9 @@ def test_markdown_and_html_tell_the_toy_campaign_and_chart_its_tracks(table: Tab
     assert f"**ORPHANED** **#{table.at['rally']}**" in md and "Ana has no grit left" in md
     assert "| Character | HP | Grit | State |" in md  # the toy's tracks, asked of the ruleset
     assert "| Bram | 9/12 | 2 | active |" in md
+    assert "Bram rolls initiative: 1d20 (15) = 15." in md
+    assert "  - *Bram's brace ends.*" in md  # the toy's turn-end step, derived in the refold
+    assert "| Creature | Damage taken | Healed |\n|---|---:|---:|\n| Bram | 0 | 0 |\n| Ogre | 0 | 0 |" in md
     html = download(table, "html")
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
     chart = re.search(r'<svg[^>]*data-character="bram".*?</svg>', html, re.S)
@@ -449,9 +506,17 @@ def test_read_models_hold_the_toy_campaign_and_chronicle_rebuild_rebuilds_them(t
         assert facts[table.at["rally"]]["status"] == ["orphaned"]
         assert facts[table.at["ogre_hit"]]["status"] == ["revoked"]
         assert facts[table.at["club"]]["status"] == ["amended"]
+        [ambush] = views.list_encounters(table.cid)
+        assert (ambush["encounter_id"], ambush["round"], ambush["turn_of"], ambush["state"]["state"]) == (
+            "ambush",
+            2,
+            None,
+            "ended",
+        )
         lines = {r["position"]: r for r in views.log_lines(table.cid, first=500)}
         assert lines[table.at["ogre_hit"]]["struck"] and lines[table.at["ogre_hit"]]["line"].startswith("~~")
-        assert "orphaned: Ana has no grit left" in lines[table.at["rally"]]["line"]
+        assert lines[table.at["rally"]]["line"] == "Ana rallies. (orphaned: Ana has no grit left)"
+        assert lines[table.at["stone"]]["line"].endswith("loses a grit. Ana is dead.")
         before = views.dump()
     finally:
         views.close()
