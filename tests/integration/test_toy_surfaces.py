@@ -36,7 +36,7 @@ from typing import Any
 
 import httpx
 import pytest
-from gql import Client, gql
+from gql import Client, GraphQLRequest
 from gql.transport.websockets import WebsocketsTransport
 from psycopg import sql
 
@@ -224,6 +224,9 @@ def test_the_installed_toy_is_listed_with_its_flags(served: Served) -> None:
         "toy  Toy (rules version 2; no API plug-in (generic GraphQL))",
         "    toy.rally_heals = 3  [toy README] Hit points a rally restores.",
     ]
+    # it ships no demo: choosing it for one is a usage error naming the systems that have one
+    demo = served.chronicle("demo", "--ruleset", "toy")
+    assert demo.returncode == 2 and "the toy ruleset has no demo campaign" in demo.stderr
 
 
 def test_a_toy_campaign_is_played_over_graphql_with_the_toys_own_facts_and_codes(table: Table) -> None:
@@ -359,11 +362,12 @@ def test_a_subscription_catches_up_then_goes_live(table: Table) -> None:
             caught_up = asyncio.Event()
 
             async def listen() -> None:
-                sub = gql(
+                sub = GraphQLRequest(
                     "subscription($c: ID!, $a: Int) { campaignFacts(campaignId: $c, afterPosition: $a) { "
-                    "position type orphanReason changes { creatureId fields { field before after } } } }"
+                    "position type orphanReason changes { creatureId fields { field before after } } } }",
+                    variable_values={"c": table.campaign, "a": after},
                 )
-                async for event in session.subscribe(sub, variable_values={"c": table.campaign, "a": after}):
+                async for event in session.subscribe(sub):
                     got.append(event["campaignFacts"])
                     if len(got) == 2:
                         caught_up.set()
@@ -373,11 +377,11 @@ def test_a_subscription_catches_up_then_goes_live(table: Table) -> None:
             task = asyncio.create_task(listen())
             await asyncio.wait_for(caught_up.wait(), 30)
             live = await session.execute(
-                gql(
+                GraphQLRequest(
                     "mutation($i: AdvanceTimeInput!) { "
-                    "advanceTime(input: $i) { position userErrors { code } } }"
-                ),
-                variable_values={"i": {"campaignId": table.campaign, "minutes": 10}},
+                    "advanceTime(input: $i) { position userErrors { code } } }",
+                    variable_values={"i": {"campaignId": table.campaign, "minutes": 10}},
+                )
             )
             assert live["advanceTime"]["userErrors"] == []
             await asyncio.wait_for(task, 30)
