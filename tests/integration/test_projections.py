@@ -291,3 +291,87 @@ def test_a_creature_table_of_the_old_layout_is_rebuilt_in_the_neutral_one(
         assert views.get_creature(str(cid), "vex") == vex and views.tracking_position() == head
     finally:
         views.close()
+
+
+TOYS = ("ana", "bram")
+toy_ops = st.one_of(
+    st.tuples(st.just("Hit"), st.sampled_from(TOYS), st.integers(0, 8)),
+    st.tuples(st.just("Patch"), st.sampled_from(TOYS), st.integers(1, 6)),
+    st.tuples(st.just("Rally"), st.sampled_from(TOYS)),
+    st.tuples(st.just("Brace"), st.sampled_from(TOYS)),
+    st.tuples(st.just("revoke"), st.integers(0, 10_000)),
+    st.tuples(st.just("restore")),
+    st.tuples(st.just("amend"), st.integers(0, 10_000), st.integers(0, 10)),
+    st.tuples(st.just("ruling"), st.sampled_from(TOYS), st.integers(0, 8)),
+    st.tuples(st.just("overturn"), st.integers(0, 12)),
+    st.tuples(st.just("retro_flag"), st.integers(1, 5)),
+)
+
+
+def play_toy(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) -> None:
+    """One generated action of the toy ruleset (tests/plugins/toy_ruleset); refusals store nothing."""
+    kind, last = op[0], app.ledger(cid).last_seq
+    try:
+        if kind == "Hit":
+            state["hits"].append(app.record(cid, "Hit", {"target": op[1], "amount": op[2]}).position)
+        elif kind == "Patch":
+            app.record(cid, "Patch", {"target": op[1], "amount": op[2]})
+        elif kind in ("Rally", "Brace"):
+            app.record(cid, kind, {"creature": op[1]})
+        elif kind == "revoke":
+            state["revocations"].append(app.revoke(cid, 2 + op[1] % (last - 1), "misread").position)
+        elif kind == "restore" and state["revocations"]:
+            app.restore(cid, state["revocations"][-1], "it was right")
+        elif kind == "amend" and state["hits"]:
+            app.amend(cid, state["hits"][op[1] % len(state["hits"])], {"amount": op[2]}, "wrong number")
+        elif kind == "ruling":
+            state["ruling"] += 1
+            rid = f"r-{state['ruling']}"
+            app.record_ruling(cid, rid, "How hard?", "this hard", value=op[2])
+            app.record(cid, "Hit", {"target": op[1], "amount": 0, "rulings": {"amount": rid}})
+        elif kind == "overturn" and state["ruling"]:
+            app.resolve_ruling(cid, f"r-{state['ruling']}", "overturned", "harder", value=op[1])
+        elif kind == "retro_flag":
+            app.set_flag(cid, "toy.rally_heals", op[1], retroactive=True)
+    except DomainError:
+        pass
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=st.lists(toy_ops, min_size=1, max_size=20))
+def test_a_ruleset_the_core_never_heard_of_projects_incrementally_as_a_rebuild_does(
+    store: Settings, toy_ruleset: object, actions: list[Op]
+) -> None:
+    """The toy ruleset (its own package): its creature rows hold the shared columns and its own
+    state, and live projection equals a rebuild under random corrections."""
+    application = open_application(store)
+    follower = follower_for(store, application)
+    try:
+        cid = application.create_campaign("Toys", ruleset="toy")
+        for who in TOYS:
+            application.record(
+                cid,
+                "ToyCreatureJoined",
+                {"creature_id": who, "name": who.title(), "kind": "pc", "max_hp": 10},
+            )
+        follower.catch_up()
+        state: dict[str, Any] = {"hits": [], "revocations": [], "ruling": 0}
+        for op in actions:
+            play_toy(application, cid, op, state)
+            follower.catch_up()
+        views = follower.views
+        check_against_application(application, views, cid)
+        for row in views.list_creatures(str(cid)):
+            points = row["state"]["hit_points"]
+            assert (row["ruleset"], row["hp"], row["max_hp"], row["life"]) == (
+                "toy",
+                points["current"],
+                points["max"],
+                row["state"]["life"],
+            )
+        incremental = views.dump()
+        wiring.rebuild(store, application=application)
+        assert views.dump() == incremental
+    finally:
+        follower.close()
+        application.close()
