@@ -281,11 +281,14 @@ class ViewStore:
         tracking to 0 (the follower rebuilds it); record the current layouts. A database from
         before layouts were recorded is at layout 1 everywhere. Returns the dropped tables."""
         rows = self._fetch(f"SELECT projection, version FROM {self._t('view_layout')}")
-        found = {r["projection"]: int(r["version"]) for r in rows}
+        stored = {r["projection"]: int(r["version"]) for r in rows}
+        found = dict(stored)
+        if not stored and not self._fetch(f"SELECT projection FROM {self._t('view_tracking')}"):
+            found = dict(LAYOUTS)  # new views (no tracking yet): the tables were just created as they are
         dropped = []
         for name, version in LAYOUTS.items():
             if found.get(name, 1) == version:
-                if name not in found:
+                if name not in stored:
                     self._set_layout(name, version)
                 continue
             table = _TABLES[name]

@@ -375,3 +375,26 @@ def test_a_ruleset_the_core_never_heard_of_projects_incrementally_as_a_rebuild_d
     finally:
         follower.close()
         application.close()
+
+
+def test_new_views_record_their_layouts_and_reopening_drops_nothing(store: Settings) -> None:
+    first = wiring.open_views(store)
+    try:
+        assert first.layouts() == LAYOUTS
+        assert first.tracking() == dict.fromkeys(("creatures", "encounters", "facts", "log"), 0)
+        with first._lock, first._transaction():  # a row in the table: reopening must keep it
+            first._execute(
+                first._q(
+                    f"INSERT INTO {first._t('view_creatures')} (campaign_id, creature_id, position, state) "
+                    "VALUES (%s, %s, %s, %s)"
+                ),
+                ("c", "x", 2, first._dump({"id": "x"})),
+            )
+    finally:
+        first.close()
+    again = wiring.open_views(store)
+    try:
+        assert again.layouts() == LAYOUTS
+        assert [r["creature_id"] for r in again.list_creatures("c")] == ["x"]
+    finally:
+        again.close()
