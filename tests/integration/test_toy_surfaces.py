@@ -47,6 +47,7 @@ from api.service.views import open_views
 from projections.runner import wait_for
 from tests.conftest import connect, with_schema
 from tests.graphql_helpers import GQL, gid
+from tests.integration.test_import_roundtrip import round_trip
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -534,3 +535,46 @@ def test_read_models_hold_the_toy_campaign_and_chronicle_rebuild_rebuilds_them(t
         assert views.quarantined() == []
     finally:
         views.close()
+
+
+def test_a_toy_campaign_moves_from_sqlite_to_postgresql(
+    sqlite_store: Settings, postgres_store: Settings, toy_ruleset: object
+) -> None:
+    """The operator's move between stores (docs/exports.md) for a system the core never heard of:
+    the JSONL export of an SQLite campaign imports into PostgreSQL as the same campaign (facts,
+    exports byte for byte, both time axes), its encounter and its orphan included."""
+    lite, pg = open_application(sqlite_store), open_application(postgres_store)
+    try:
+        cid = lite.create_campaign("The Pit", ruleset="toy")
+        joined = {
+            who: lite.record(
+                cid,
+                "ToyCreatureJoined",
+                {"creature_id": who, "name": who.title(), "kind": "pc", "max_hp": 10, "grit": 1},
+            ).position
+            for who in ("ana", "bram")
+        }
+        lite.record(
+            cid, "EncounterStarted", {"encounter_id": "a", "name": "Pit", "participants": ["ana", "bram"]}
+        )
+        for who, face in (("ana", 12), ("bram", 3)):
+            lite.record(
+                cid,
+                "InitiativeRolled",
+                {"encounter_id": "a", "creature": who, "roll": lite.roll("1d20", faces=[face])},
+            )
+        lite.record(cid, "TurnStarted", {"encounter_id": "a"})
+        lite.record(cid, "Brace", {"creature": "ana"})
+        lite.record(cid, "TurnEnded", {"encounter_id": "a"})
+        fall = lite.record(cid, "Hit", {"target": "bram", "amount": 10}).position  # bram is down
+        lite.record(cid, "Hit", {"target": "bram", "amount": 1})  # his only grit: dead
+        lite.revoke(cid, fall, "he caught the ledge")
+        rally = lite.record(cid, "Rally", {"creature": "bram"}).position
+        lite.amend(cid, joined["bram"], {"grit": 0}, "bram had no grit")  # his join: the rally is orphaned
+        assert rally in lite.ledger(cid).orphans
+        new, exported = round_trip(lite, cid, pg)
+        assert json.loads(exported.splitlines()[0])["ruleset"] == "toy"
+        assert pg.ledger(new).ruleset.id == "toy" and list(pg.ledger(new).orphans) == [rally]
+    finally:
+        lite.close()
+        pg.close()
