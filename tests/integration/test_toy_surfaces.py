@@ -5,16 +5,20 @@ on SQLite and on PostgreSQL: the core must serve a game system it has never hear
 A real ``chronicle serve`` process (and, on PostgreSQL, a real ``chronicle worker`` for the read
 models; SQLite's server follows in process) is given the toy on ``PYTHONPATH``, the way a third-party
 ruleset is installed beside Chronicle. Everything is spoken over HTTP and WebSocket with the
-published GraphQL API (``createCampaign(ruleset: "toy")``, ``recordFact``, the core corrections,
-``history``, ``asOf``, ``whatIf``, ``campaignFacts``), the export downloads, and the ``chronicle``
-command (``import``, ``rebuild``).
+published GraphQL API (``createCampaign(ruleset: "toy")``, ``recordFact``, the core encounter
+mutations and corrections, ``history``, ``log``, ``asOf``, ``whatIf``, ``campaignFacts``), the
+export downloads, and the ``chronicle`` command (``rulesets``, ``demo``, ``import``, ``export``,
+``rebuild``). The last test moves a toy campaign from SQLite to PostgreSQL in process.
 
 The table (the toy's rules: tests/plugins/toy_ruleset/README.md; nothing from a real game):
 
 * Ana (pc, 10 HP, 1 grit), Bram (pc, 12 HP, 2 grit), an ogre (monster, 20 HP);
 * ruling r-1 "How deep is the pit?": shallow, 2; Ana falls in (a ``Hit`` whose amount is the
   ruling's value): 10 -> 8; a stone hits her for 1: 7; she rallies (her one grit, +3): 10;
-* Bram braces, then is hit for 1d6 (4), halved by the brace: 12 -> 10; the ogre is hit for 5;
+* Bram braces, then is hit for 1d6 (4), halved by the brace: 12 -> 10;
+* an ambush (Bram 15, the ogre 8 on the d20): Bram braces again in his turn; the brace is still on
+  when that turn ends and gone when his next one does (round 2); the ogre flees;
+* the ogre is hit for 5;
 * the GM revokes the ogre's hit (it was asleep), amends Bram's hit to 6 (3 after the brace: 9),
   and overturns r-1 (the pit was deep: 10). Refolded, Ana falls to 0 and is dying, the stone
   costs her last grit: dead; her rally is orphaned (no grit left).
