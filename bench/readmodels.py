@@ -133,7 +133,7 @@ def row_shapes(
     n_encounters = sum(1 for t, *_ in facts if t == "EncounterStarted")
     last = len(facts) + 1
     for k in range(n_creatures):
-        row = creature_row(CAMPAIGN, last, creature_views[k % len(creature_views)])
+        row = creature_row(CAMPAIGN, last, creature_views[k % len(creature_views)], ledger.ruleset.id)
         row["creature_id"] = f"{row['creature_id']}-{k}"
         out.creatures.append(row)
     for k in range(n_encounters):

@@ -349,7 +349,8 @@ class Projector:
             position = ledger.last_seq if ledger.entries else campaign.version
             if "creatures" in wanted:
                 batch.creatures[cid] = [
-                    creature_row(cid, position, view) for view in summary["creatures"].values()
+                    creature_row(cid, position, view, ledger.ruleset.id)
+                    for view in summary["creatures"].values()
                 ]
             if "encounters" in wanted:
                 batch.encounters[cid] = [
@@ -435,16 +436,24 @@ def _reason(ledger: Ledger, res: Any, seq: int) -> str:
     return str((res.amended.get(seq) or e.payload).get("reason") or "")
 
 
-def creature_row(cid: str, position: int, view: Mapping[str, Any]) -> dict[str, Any]:
+def creature_row(
+    cid: str, position: int, view: Mapping[str, Any], ruleset: str | None = None
+) -> dict[str, Any]:
+    """One creature's row: the columns every system shares (``hit_points`` as ``hp`` / ``max_hp``,
+    NULL in a system without them) and the ruleset's whole view as ``state``."""
+    points = view.get("hit_points")
+    points = points if isinstance(points, Mapping) else {}
     return {
         "campaign_id": cid,
         "creature_id": str(view["id"]),
+        "ruleset": ruleset,
         "name": view.get("name"),
         "kind": view.get("kind"),
-        "position": position,
-        "hp": view.get("hp"),
-        "wounds": view.get("wounds"),
+        "level": view.get("level"),
         "life": view.get("life"),
+        "hp": points.get("current"),
+        "max_hp": points.get("max"),
+        "position": position,
         "state": dict(view),
     }
 

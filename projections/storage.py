@@ -16,10 +16,18 @@ the transaction is rolled back and ``write`` returns False.
 
 JSON columns come back as Python objects, booleans as ``bool``, whatever the backend.
 
+A creature row is ruleset-neutral: the columns every system shares (``ruleset``, ``name``,
+``kind``, ``level``, ``life``, and ``hp`` / ``max_hp`` from the view's ``hit_points``, NULL in a
+system without hit points) and the ruleset's whole creature view as JSON in ``state``, where a
+system keeps its own tracks. The layout is versioned (:data:`LAYOUTS`, table ``view_layout``):
+a table of an older layout is dropped and recreated when the views are opened, and its
+projection's tracking set to 0, so the follower rebuilds it (``docs/upgrades.md``).
+
 Anything the event store accepted can be written (:mod:`projections.codec`: NUL, lone
 surrogates and non-finite floats are escaped on write and decoded on read). The typed
-columns ``hp``, ``wounds`` and ``round`` are conveniences copied from the JSON ``state``:
-a value that is not a 32-bit integer is stored as NULL there (``state`` keeps it exactly).
+columns ``level``, ``hp``, ``max_hp`` and ``round`` are conveniences copied from the JSON
+``state``: a value that is not a 32-bit integer is stored as NULL there (``state`` keeps it
+exactly).
 
 Isolation: a batch's rows are written in a savepoint; if that fails for a reason other than
 the database being unavailable, each campaign's rows are retried in their own savepoint and a
@@ -47,6 +55,7 @@ from projections import codec
 from projections.projector import PROJECTIONS, Batch, Failure, describe
 
 __all__ = [
+    "LAYOUTS",
     "UNAVAILABLE",
     "PostgresTarget",
     "PostgresViews",
@@ -84,12 +93,14 @@ _COLUMNS = {
     "view_creatures": (
         "campaign_id",
         "creature_id",
+        "ruleset",
         "name",
         "kind",
-        "position",
-        "hp",
-        "wounds",
+        "level",
         "life",
+        "hp",
+        "max_hp",
+        "position",
         "state",
     ),
     "view_encounters": ("campaign_id", "encounter_id", "round", "turn_of", "position", "state"),
@@ -119,6 +130,7 @@ _TEXT = {
     "campaign_id",
     "creature_id",
     "encounter_id",
+    "ruleset",
     "name",
     "kind",
     "life",
@@ -128,7 +140,12 @@ _TEXT = {
     "orphan_reason",
     "line",
 }
-_INT32 = {"hp", "wounds", "round"}  # conveniences copied from `state`: NULL when not a 32-bit integer
+# conveniences copied from `state`: NULL when not a 32-bit integer
+_INT32 = {"level", "hp", "max_hp", "round"}
+# The layout of each projection's table. Raise a number when its columns change: opening the
+# views then drops the old table, creates the new one and sets that projection's tracking to 0,
+# so the follower rebuilds it from the log (nothing else is touched).
+LAYOUTS: dict[str, int] = {"creatures": 2, "encounters": 1, "facts": 1, "log": 1}
 _QUARANTINE_COLUMNS = ("campaign_id", "position", "notification_id", "error", "quarantined_at")
 
 
@@ -136,9 +153,10 @@ def _ddl(json_type: str, bool_type: str, big: str) -> list[str]:
     return [
         "CREATE TABLE IF NOT EXISTS {p}view_tracking (projection TEXT PRIMARY KEY, "
         f"notification_id {big} NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS {p}view_layout (projection TEXT PRIMARY KEY, version INTEGER NOT NULL)",
         "CREATE TABLE IF NOT EXISTS {p}view_creatures (campaign_id TEXT NOT NULL, creature_id TEXT NOT NULL, "
-        "name TEXT, kind TEXT, position INTEGER NOT NULL, hp INTEGER, wounds INTEGER, life TEXT, "
-        f"state {json_type} NOT NULL, PRIMARY KEY (campaign_id, creature_id))",
+        "ruleset TEXT, name TEXT, kind TEXT, level INTEGER, life TEXT, hp INTEGER, max_hp INTEGER, "
+        f"position INTEGER NOT NULL, state {json_type} NOT NULL, PRIMARY KEY (campaign_id, creature_id))",
         "CREATE TABLE IF NOT EXISTS {p}view_encounters (campaign_id TEXT NOT NULL, "
         "encounter_id TEXT NOT NULL, "
         "round INTEGER, turn_of TEXT, position INTEGER NOT NULL, "
@@ -245,6 +263,9 @@ class ViewStore:
             self._lock_schema()
             for statement in self._statements():
                 self._execute(statement)
+            if self._upgrade_layouts():
+                for statement in self._statements():  # the dropped tables, in their new layout
+                    self._execute(statement)
             for name in PROJECTIONS:
                 self._execute(
                     self._q(
@@ -254,6 +275,46 @@ class ViewStore:
                     ),
                     (name,),
                 )
+
+    def _upgrade_layouts(self) -> list[str]:
+        """Drop every table whose stored layout is not :data:`LAYOUTS`' and set its projection's
+        tracking to 0 (the follower rebuilds it); record the current layouts. A database from
+        before layouts were recorded is at layout 1 everywhere. Returns the dropped tables."""
+        rows = self._fetch(f"SELECT projection, version FROM {self._t('view_layout')}")
+        stored = {r["projection"]: int(r["version"]) for r in rows}
+        found = dict(stored)
+        if not stored and not self._fetch(f"SELECT projection FROM {self._t('view_tracking')}"):
+            found = dict(LAYOUTS)  # new views (no tracking yet): the tables were just created as they are
+        dropped = []
+        for name, version in LAYOUTS.items():
+            if found.get(name, 1) == version:
+                if name not in stored:
+                    self._set_layout(name, version)
+                continue
+            table = _TABLES[name]
+            self._execute(f"DROP TABLE IF EXISTS {self._t(table)}")
+            self._execute(
+                self._q(f"UPDATE {self._t('view_tracking')} SET notification_id = 0 WHERE projection = %s"),
+                (name,),
+            )
+            self._set_layout(name, version)
+            dropped.append(table)
+        return dropped
+
+    def _set_layout(self, name: str, version: int) -> None:
+        self._execute(
+            self._q(
+                f"INSERT INTO {self._t('view_layout')} (projection, version) VALUES (%s, %s) "
+                "ON CONFLICT (projection) DO UPDATE SET version = excluded.version"
+            ),
+            (name, version),
+        )
+
+    def layouts(self) -> dict[str, int]:
+        """The layout each projection's table is in (see :data:`LAYOUTS`)."""
+        with self._lock:
+            rows = self._fetch(f"SELECT projection, version FROM {self._t('view_layout')}")
+        return {r["projection"]: int(r["version"]) for r in rows}
 
     def _statements(self) -> list[str]:
         raise NotImplementedError

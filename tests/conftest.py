@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -191,6 +192,13 @@ def toy_ruleset_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ``chronicle.rulesets`` entry point. Put the directory on ``PYTHONPATH`` to give a server process
     the ruleset; :func:`toy_ruleset` does it for this process."""
     target = tmp_path_factory.mktemp("toy-ruleset")
+    # built from a copy, so the checkout gets no build/ or egg-info and parallel sessions never
+    # share a build directory
+    source = shutil.copytree(
+        TOY_RULESET,
+        tmp_path_factory.mktemp("toy-ruleset-src") / "toy_ruleset",
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
     done = subprocess.run(
         [
             sys.executable,
@@ -201,7 +209,7 @@ def toy_ruleset_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--no-deps",
             "--target",
             str(target),
-            str(TOY_RULESET),
+            str(source),
         ],
         capture_output=True,
         text=True,

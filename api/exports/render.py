@@ -62,15 +62,13 @@ def _md_summary(enc: EncounterDigest) -> Iterator[str]:
     yield f"\n**Summary of {md_escape(enc.name)}** ({enc.rounds} rounds"
     yield f"; {md_escape(enc.outcome)})\n\n" if enc.outcome else ")\n\n"
     keys = [k for k, _ in enc.columns]
-    yield "| Creature | " + " | ".join(title for _, title in enc.columns) + " |\n"
+    # one cell per column, also when the system tallies nothing (a table of names only)
+    yield "| " + " | ".join(["Creature", *(title for _, title in enc.columns)]) + " |\n"
     yield "|---|" + "---:|" * len(keys) + "\n"
     for cid in [*enc.participants, *[c for c in enc.names if c not in enc.participants]]:
         row = enc.rows.get(cid, {})
-        yield (
-            f"| {md_escape(enc.names.get(cid, cid))} | "
-            + " | ".join(str(row.get(c, 0)) for c in keys)
-            + " |\n"
-        )
+        cells = [md_escape(enc.names.get(cid, cid)), *(str(row.get(c, 0)) for c in keys)]
+        yield "| " + " | ".join(cells) + " |\n"
     yield "\n"
 
 

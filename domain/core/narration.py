@@ -210,6 +210,8 @@ class Narrator:
         if not o or "score" not in o:
             return f"{who} rolls initiative: {self.roll(p['roll'])}."
         if "bonus" not in o:
+            if o["score"] == dice.roll_total(p["roll"]):  # the die is the score: say it once
+                return f"{who} rolls initiative: {self.roll(p['roll'])}."
             return f"{who} rolls initiative: {self.roll(p['roll'])} = {o['score']}."
         return f"{who} rolls initiative: {self.roll(p['roll'])}, + {o['bonus']} = {o['score']}."
 

@@ -26,7 +26,7 @@ from api.service.store import open_application
 from domain.errors import DomainError
 from projections.projector import Projector
 from projections.runner import Follower, wait_for
-from projections.storage import ViewStore
+from projections.storage import LAYOUTS, ViewStore
 
 ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
@@ -230,3 +230,171 @@ def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: V
         assert not wait_for(views, 10**9, timeout=0.05)
     finally:
         follower.close()
+
+
+OLD_CREATURES = (  # view_creatures before issue 15: Stellar Winds' columns
+    "CREATE TABLE {t} (campaign_id TEXT NOT NULL, creature_id TEXT NOT NULL, name TEXT, kind TEXT, "
+    "position INTEGER NOT NULL, hp INTEGER, wounds INTEGER, life TEXT, state {json} NOT NULL, "
+    "PRIMARY KEY (campaign_id, creature_id))"
+)
+
+
+def test_a_creature_table_of_the_old_layout_is_rebuilt_in_the_neutral_one(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A database whose views predate the neutral creature row (no ``view_layout``, a
+    ``wounds`` column): opening the views recreates the table, sets only its projection's
+    tracking to 0, and the follower rebuilds it; facts and log keep their rows."""
+    cid = register(app)
+    StellarWindsCommands(app).deal_damage(cid, "vex", amount=7)
+    head = app.recorder.max_notification_id()
+    follower = follower_for(store, app, batch_size=500)
+    follower.catch_up()
+    follower.close()
+    old = wiring.open_views(store)
+    try:
+        facts_before = old.dump()["view_facts"]
+        t = old._t("view_creatures")
+        with old._lock, old._transaction():
+            old._execute(f"DROP TABLE {t}")
+            old._execute(OLD_CREATURES.format(t=t, json="JSONB" if old.placeholder == "%s" else "TEXT"))
+            old._execute(
+                old._q(f"INSERT INTO {t} VALUES (%s, 'vex', 'Vex', 'pc', 3, 13, 14, 'active', '{{}}')"),
+                (str(cid),),
+            )
+            old._execute(f"DROP TABLE {old._t('view_layout')}")
+    finally:
+        old.close()
+    views = wiring.open_views(store)
+    try:
+        assert views.layouts() == LAYOUTS
+        assert views.tracking() == {"creatures": 0, "encounters": head, "facts": head, "log": head}
+        assert views.list_creatures(str(cid)) == []
+        assert views.dump()["view_facts"] == facts_before
+        follower = follower_for(store, app, batch_size=500)
+        follower.catch_up()
+        follower.close()
+        assert views.tracking_position() == head
+        check_against_application(app, views, cid)
+        vex = views.get_creature(str(cid), "vex")
+        assert vex is not None and "wounds" not in vex
+        assert (vex["ruleset"], vex["level"], vex["life"], vex["hp"], vex["max_hp"]) == (
+            "stellar-winds",
+            3,
+            "active",
+            20 - 7,
+            20,
+        )
+        assert vex["state"]["wounds"] == app.creature_state(cid, "vex")["wounds"]  # the system's own track
+        reopened = wiring.open_views(store)  # a second opening changes nothing
+        reopened.close()
+        assert views.get_creature(str(cid), "vex") == vex and views.tracking_position() == head
+    finally:
+        views.close()
+
+
+TOYS = ("ana", "bram")
+toy_ops = st.one_of(
+    st.tuples(st.just("Hit"), st.sampled_from(TOYS), st.integers(0, 8)),
+    st.tuples(st.just("Patch"), st.sampled_from(TOYS), st.integers(1, 6)),
+    st.tuples(st.just("Rally"), st.sampled_from(TOYS)),
+    st.tuples(st.just("Brace"), st.sampled_from(TOYS)),
+    st.tuples(st.just("revoke"), st.integers(0, 10_000)),
+    st.tuples(st.just("restore")),
+    st.tuples(st.just("amend"), st.integers(0, 10_000), st.integers(0, 10)),
+    st.tuples(st.just("ruling"), st.sampled_from(TOYS), st.integers(0, 8)),
+    st.tuples(st.just("overturn"), st.integers(0, 12)),
+    st.tuples(st.just("retro_flag"), st.integers(1, 5)),
+)
+
+
+def play_toy(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) -> None:
+    """One generated action of the toy ruleset (tests/plugins/toy_ruleset); refusals store nothing."""
+    kind, last = op[0], app.ledger(cid).last_seq
+    try:
+        if kind == "Hit":
+            state["hits"].append(app.record(cid, "Hit", {"target": op[1], "amount": op[2]}).position)
+        elif kind == "Patch":
+            app.record(cid, "Patch", {"target": op[1], "amount": op[2]})
+        elif kind in ("Rally", "Brace"):
+            app.record(cid, kind, {"creature": op[1]})
+        elif kind == "revoke":
+            state["revocations"].append(app.revoke(cid, 2 + op[1] % (last - 1), "misread").position)
+        elif kind == "restore" and state["revocations"]:
+            app.restore(cid, state["revocations"][-1], "it was right")
+        elif kind == "amend" and state["hits"]:
+            app.amend(cid, state["hits"][op[1] % len(state["hits"])], {"amount": op[2]}, "wrong number")
+        elif kind == "ruling":
+            state["ruling"] += 1
+            rid = f"r-{state['ruling']}"
+            app.record_ruling(cid, rid, "How hard?", "this hard", value=op[2])
+            app.record(cid, "Hit", {"target": op[1], "amount": 0, "rulings": {"amount": rid}})
+        elif kind == "overturn" and state["ruling"]:
+            app.resolve_ruling(cid, f"r-{state['ruling']}", "overturned", "harder", value=op[1])
+        elif kind == "retro_flag":
+            app.set_flag(cid, "toy.rally_heals", op[1], retroactive=True)
+    except DomainError:
+        pass
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=st.lists(toy_ops, min_size=1, max_size=20))
+def test_a_ruleset_the_core_never_heard_of_projects_incrementally_as_a_rebuild_does(
+    store: Settings, toy_ruleset: object, actions: list[Op]
+) -> None:
+    """The toy ruleset (its own package): its creature rows hold the shared columns and its own
+    state, and live projection equals a rebuild under random corrections."""
+    application = open_application(store)
+    follower = follower_for(store, application)
+    try:
+        cid = application.create_campaign("Toys", ruleset="toy")
+        for who in TOYS:
+            application.record(
+                cid,
+                "ToyCreatureJoined",
+                {"creature_id": who, "name": who.title(), "kind": "pc", "max_hp": 10},
+            )
+        follower.catch_up()
+        state: dict[str, Any] = {"hits": [], "revocations": [], "ruling": 0}
+        for op in actions:
+            play_toy(application, cid, op, state)
+            follower.catch_up()
+        views = follower.views
+        check_against_application(application, views, cid)
+        for row in views.list_creatures(str(cid)):
+            points = row["state"]["hit_points"]
+            assert (row["ruleset"], row["hp"], row["max_hp"], row["life"]) == (
+                "toy",
+                points["current"],
+                points["max"],
+                row["state"]["life"],
+            )
+        incremental = views.dump()
+        wiring.rebuild(store, application=application)
+        assert views.dump() == incremental
+    finally:
+        follower.close()
+        application.close()
+
+
+def test_new_views_record_their_layouts_and_reopening_drops_nothing(store: Settings) -> None:
+    first = wiring.open_views(store)
+    try:
+        assert first.layouts() == LAYOUTS
+        assert first.tracking() == dict.fromkeys(("creatures", "encounters", "facts", "log"), 0)
+        with first._lock, first._transaction():  # a row in the table: reopening must keep it
+            first._execute(
+                first._q(
+                    f"INSERT INTO {first._t('view_creatures')} (campaign_id, creature_id, position, state) "
+                    "VALUES (%s, %s, %s, %s)"
+                ),
+                ("c", "x", 2, first._dump({"id": "x"})),
+            )
+    finally:
+        first.close()
+    again = wiring.open_views(store)
+    try:
+        assert again.layouts() == LAYOUTS
+        assert [r["creature_id"] for r in again.list_creatures("c")] == ["x"]
+    finally:
+        again.close()

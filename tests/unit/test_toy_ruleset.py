@@ -1,7 +1,7 @@
 """The core names no game system: a ruleset shipped as its own package (tests/plugins/toy_ruleset,
 found through the ``chronicle.rulesets`` entry point) records, corrects and reads like Stellar Winds.
 
-The API, read models and exports surfaces are played in tests/integration/test_toy_ruleset.py;
+The API, read models and exports surfaces are played in tests/integration/test_toy_surfaces.py;
 these are the domain and command-service laws on the in-memory store.
 """
 

@@ -1,8 +1,8 @@
 """A toy game system: the smallest real ruleset, written only against Chronicle's public seam.
 
-It imports nothing from Chronicle but ``domain.core`` (catalogue, state), ``domain.errors``,
-``domain.dice`` and ``domain.rulesets`` (the protocol and ``Track``), which is what a ruleset
-shipped as its own package may use. See README.md for its rules.
+It imports nothing from Chronicle but ``domain.core`` (catalogue, state, the encounter engine),
+``domain.errors``, ``domain.dice`` and ``domain.rulesets`` (the protocol and ``Track``), which is
+what a ruleset shipped as its own package may use. See README.md for its rules.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain import dice
+from domain.core import encounters as core
 from domain.core.catalogue import CORE, opt, req
+from domain.core.narration import PLAIN, Markup, Narrator, Step
 from domain.core.state import CreatureBase, TableState, dump_table, load_table, new_creature
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets import Track
@@ -107,10 +109,11 @@ def _patch(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     if c.life == "dead":
         raise RuleViolation(f"{c.name} is out of the fight", field="target", code="TOY_OUT")
     healed = min(p["amount"], c.max_hp - c.hp)
+    before = c.life
     c.hp += healed
     if c.life == "dying" and c.hp > 0:
         c.life = "active"
-    return {"target": c.id, "healed": healed, "life_after": c.life}
+    return {"target": c.id, "healed": healed, "life_before": before, "life_after": c.life}
 
 
 def _rally(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -121,15 +124,17 @@ def _rally(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         raise RuleViolation(f"{c.name} is out of the fight", field="creature", code="TOY_OUT")
     c.grit -= 1
     healed = min(int(state.flags["toy.rally_heals"]), c.max_hp - c.hp)
+    before = c.life
     c.hp += healed
     if c.life == "dying" and c.hp > 0:
         c.life = "active"
-    return {"creature": c.id, "healed": healed}
+    return {"creature": c.id, "healed": healed, "life_before": before, "life_after": c.life}
 
 
 def _brace(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = _creature(state, p["creature"], "creature")
     effect_id = state.new_effect_id()
+    enc = core.running_for(state, c.id)
     c.effects = [
         *c.effects,
         {
@@ -137,16 +142,90 @@ def _brace(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             "name": "brace",
             "source": c.id,
             "components": [],
-            "duration": {"kind": "until_used"},
+            # until a hit uses it, or the end of the holder's next turn (after this moment)
+            "duration": {"kind": "end_of_next_turn", "anchor": c.id, "turn": enc.turn_no if enc else None},
         },
     ]
     state.holders[c.id] = None
     return {"creature": c.id, "effect_id": effect_id}
 
 
-def _time(state: ToyState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    state.minutes += p["minutes"]
-    return {"clock_minutes": state.minutes}
+class ToyRules(core.Rules):
+    """The core encounter engine's defaults (a d20 initiative, a standard and a move action a
+    turn), and one derived step: a brace ends at the end of its holder's next turn."""
+
+    def turn_ended(self, state: Any, enc: core.Encounter, cid: str, ctx: Any) -> dict[str, Any]:
+        c = state.creatures.get(cid)
+        ended = [
+            e["effect_id"]
+            for e in getattr(c, "effects", ())
+            if e["name"] == "brace" and core.next_turn_passed(enc, cid, e["duration"].get("turn"))
+        ]
+        if not ended:
+            return {}
+        c = state.own(cid)
+        c.effects = [e for e in c.effects if e["effect_id"] not in ended]
+        return {"effects_ended": ended}
+
+
+RULES = ToyRules()
+
+
+class ToyNarrator(Narrator):
+    """The toy's own sentences (the core tells encounters, turns, corrections and rulings), its
+    turn-end step (a brace ending) and its per-encounter summary columns."""
+
+    columns = (("damage_taken", "Damage taken"), ("healed", "Healed"))
+
+    def _ToyCreatureJoined(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.m.esc(p['name'])} joins the fight ({p['max_hp']} HP, {p['grit']} grit)."
+
+    def _Hit(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["target"], s)
+        by = f" by {self.m.esc(p['source'])}" if p.get("source") else ""
+        dice_text = f": {self.roll(p['roll'])}" if p.get("roll") else ""
+        if not o:  # revoked or orphaned: what was claimed
+            amount = dice.roll_total(p["roll"]) if p.get("roll") else p["amount"]
+            return f"{who} is hit{by} for {amount}{dice_text}."
+        if o["life_before"] == "dying":
+            return f"{who} is hit{by} while down and loses a grit{dice_text}.{self.life(who, o)}"
+        braced = ", halved by the brace" if o["braced"] else ""
+        return f"{who} is hit{by} for {o['amount']}{dice_text}{braced}.{self.life(who, o)}"
+
+    def _Patch(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["target"], s)
+        healed = o["healed"] if o else p["amount"]
+        return f"{who} is patched up for {healed} HP.{self.life(who, o or {})}"
+
+    def _Rally(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s)
+        if not o:
+            return f"{who} rallies."
+        return f"{who} rallies: a grit for {o['healed']} HP.{self.life(who, o)}"
+
+    def _Brace(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        return f"{self.name(p['creature'], s)} braces."
+
+    def turn_end_steps(self, o: Mapping[str, Any], s: Any) -> list[Step]:
+        if not o.get("effects_ended"):
+            return []
+        return [("derived", f"{self.name(o['ended'], s)}'s brace ends.")]
+
+    def tally(
+        self,
+        fact_type: str,
+        p: dict[str, Any],
+        o: dict[str, Any] | None,
+        changes: Mapping[str, Any],
+        s: Any = None,
+    ) -> list[tuple[str, str, int]]:
+        if not o:
+            return []
+        if fact_type == "Hit" and o.get("amount"):
+            return [(o["target"], "damage_taken", int(o["amount"]))]
+        if fact_type in ("Patch", "Rally") and o.get("healed"):
+            return [(o.get("target") or o["creature"], "healed", int(o["healed"]))]
+        return []
 
 
 HANDLERS: dict[str, Handler] = {
@@ -155,17 +234,21 @@ HANDLERS: dict[str, Handler] = {
     "Patch": _patch,
     "Rally": _rally,
     "Brace": _brace,
-    "TimeAdvanced": _time,
+    **core.handlers(RULES),  # encounters, initiative, rounds, turns and time: the core's
 }
 
 
 class Toy:
     id = "toy"
     title = "Toy"
-    version = "1"
+    version = "2"  # 2: encounters, and a brace ends at the end of its holder's next turn
     catalogue = CORE.extend(FACTS)
     flag_defaults: Mapping[str, Any] = {name: spec[0] for name, spec in FLAGS.items()}
     error_codes: Mapping[str, str] = ERROR_CODES
+    encounter_rules = RULES
+
+    def narrator(self, markup: Markup = PLAIN) -> Narrator:
+        return ToyNarrator(markup)
 
     def initial_state(self, flags: dict[str, Any]) -> ToyState:
         return ToyState(flags)
@@ -203,19 +286,23 @@ class Toy:
         }
 
     def encounter_view(self, state: ToyState, encounter_id: str) -> dict[str, Any]:
-        return {"id": encounter_id}
+        return core.view(state, state.encounters[encounter_id], RULES)
 
     def campaign_view(self, state: ToyState) -> dict[str, Any]:
-        return {"clock_minutes": state.minutes, "flags": dict(state.flags), "active_encounter": None}
+        return {
+            "clock_minutes": state.minutes,
+            "flags": dict(state.flags),
+            "active_encounter": state.active_encounter,
+        }
 
     def pending_rolls(self, state: ToyState) -> list[tuple[str, dict[str, Any]]]:
-        return []
+        return core.pending_rolls(state, RULES)
 
     def dump_state(self, state: ToyState) -> dict[str, Any]:
         return dump_table(state)
 
     def load_state(self, data: dict[str, Any]) -> ToyState:
-        return load_table(ToyState, data, creature=ToyCreature)
+        return load_table(ToyState, data, creature=ToyCreature, encounter=core.Encounter)
 
     def tracks(self, view: dict[str, Any]) -> list[Track]:
         hp = view["hit_points"]
