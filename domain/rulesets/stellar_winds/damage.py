@@ -66,16 +66,17 @@ def modify(
     if halving:
         amount //= 2  # each halving source applies once (SW-30)
         steps.append({"step": f"target {', '.join(halving)}: half", "value": amount})
-    if amount > 0:
-        vuln = vulnerability(target, types)
-        res = resistance(target, types)
-        if vuln or res:
-            amount = max(0, amount + vuln - res)
-            if vuln:
-                steps.append({"step": f"vulnerable {vuln}", "value": vuln})
-            if res:
-                steps.append({"step": f"resist {res}", "value": -res})
-            steps.append({"step": "after resistance and vulnerability", "value": amount})
+    # SW-30 step 5 applies to every total, 0 included (a negative roll became 0 in step 1):
+    # 1d4-5 cold against vulnerable cold 5 deals 5
+    vuln = vulnerability(target, types)
+    res = resistance(target, types)
+    if vuln or res:
+        amount = max(0, amount + vuln - res)
+        if vuln:
+            steps.append({"step": f"vulnerable {vuln}", "value": vuln})
+        if res:
+            steps.append({"step": f"resist {res}", "value": -res})
+        steps.append({"step": "after resistance and vulnerability", "value": amount})
     return amount, steps
 
 

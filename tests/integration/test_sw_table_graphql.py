@@ -1,0 +1,108 @@
+"""Stellar Winds table sequences through GraphQL (issue 14), as a companion app plays them, on both stores.
+
+Every die face is given; the numbers are worked by hand from RULES.md. The PCs come from
+``tests.graphql_helpers.pc``: level 1, 30 HP, AC 15, Fortitude 13, Reflex 13, Will 12,
+Constitution 14 (14 wounds, B-SW-4), Dexterity 12 (initiative +1, SW-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from tests.graphql_helpers import GQL, create_campaign, gid, pc
+
+
+def d(expression: str, *faces: int) -> dict[str, Any]:
+    return {"expression": expression, "faces": list(faces)}
+
+
+class Table:
+    """One campaign through GraphQL, the GM's token, and shortcuts."""
+
+    def __init__(self, g: GQL, sheets: dict[str, dict[str, Any]]) -> None:
+        self.g = g
+        self.cid, self.gm = create_campaign(g)
+        self.campaign = gid("Campaign", self.cid, self.cid)
+        self.ids = {name.lower(): pc(g, self.cid, self.gm, name, **extra) for name, extra in sheets.items()}
+        self.encounter = gid("Encounter", self.cid, "fight")
+
+    def m(self, name: str, select: str = "", **inp: Any) -> dict[str, Any]:
+        out: dict[str, Any] = self.g.mutate(name, {"campaignId": self.campaign, **inp}, self.gm, select)
+        return out
+
+    def ok(self, name: str, select: str = "", **inp: Any) -> dict[str, Any]:
+        out = self.m(name, select, **inp)
+        assert out["userErrors"] == [], out
+        return out
+
+    def fight(self, faces: dict[str, int]) -> None:
+        """Start the encounter, roll initiative with the given d20s, start the first turn."""
+        self.ok("startEncounter", participantIds=[self.ids[n] for n in faces], encounterId="fight")
+        for name, face in faces.items():
+            self.ok(
+                "rollInitiative",
+                encounterId=self.encounter,
+                characterId=self.ids[name],
+                roll=d("1d20", face),
+            )
+        self.ok("startTurn", encounterId=self.encounter)
+
+    def attack(self, attacker: str, power: dict[str, Any], *targets: dict[str, Any], **rest: Any) -> Any:
+        """An attack; each target is {name, d20, damage faces?, circumstances?, ...}."""
+        entries = []
+        for t in targets:
+            entry: dict[str, Any] = {"characterId": self.ids[t["name"]], "attackRoll": d("1d20", t["d20"])}
+            if "damage" in t:
+                entry["damageRoll"] = d(power["damage"], *t["damage"])
+            for key in ("circumstances", "modifiers"):
+                if key in t:
+                    entry[key] = t[key]
+            entries.append(entry)
+        return self.m(
+            "attack",
+            "characters { creatureId hitPoints { current } conditions }",
+            attackerId=self.ids[attacker],
+            power=power,
+            targets=entries,
+            **rest,
+        )
+
+    def character(self, name: str, select: str = "hitPoints { current } conditions") -> dict[str, Any]:
+        q = f"query($x: ID!) {{ character(id: $x) {{ {select} }} }}"
+        found: dict[str, Any] = self.g.ok(q, {"x": self.ids[name]}, self.gm)["character"]
+        return found
+
+    def hp(self, name: str) -> int:
+        return int(self.character(name)["hitPoints"]["current"])
+
+    def position(self) -> int:
+        q = "query($c: ID!) { campaign(id: $c) { position } }"
+        return int(self.g.ok(q, {"c": self.campaign}, self.gm)["campaign"]["position"])
+
+
+@pytest.fixture
+def g(app: ChronicleApplication, store: Settings) -> Iterator[GQL]:
+    with TestClient(create_app(store, app)) as client:
+        yield GQL(client)
+
+
+def test_sw_30_a_cold_touch_of_0_still_deals_the_vulnerability(g: GQL) -> None:
+    t = Table(g, {"Vex": {"vuln": {"cold": 5}}, "Orc": {}})
+    touch = {"name": "frost touch", "kind": "MELEE", "defense": "REF", "attackBonus": 5, "damage": "1d4-5"}
+    touch["damageTypes"] = ["cold"]
+    # d20 15 + 5 = 20 vs Reflex 13: a hit; 1d4-5 with a 2 is -3 -> 0 (step 1); 0 + 5 vulnerable = 5
+    out = t.attack("orc", touch, {"name": "vex", "d20": 15, "damage": [2]})
+    assert out["userErrors"] == [], out
+    hit = out["facts"][0]["outcome"]["targets"][0]
+    assert (hit["hit"], hit["damage"]["amount"]) == (True, 5)
+    assert t.hp("vex") == 30 - 5
+    # the same through dealDamage: 1d4-5 with a 4 is -1 -> 0 -> 5
+    t.ok("dealDamage", characterId=t.ids["vex"], roll=d("1d4-5", 4), types=["cold"])
+    assert t.hp("vex") == 25 - 5
