@@ -61,7 +61,7 @@ class Table:
             entry: dict[str, Any] = {"characterId": self.ids[t["name"]], "attackRoll": d("1d20", t["d20"])}
             if "damage" in t:
                 entry["damageRoll"] = d(power["damage"], *t["damage"])
-            for key in ("circumstances", "modifiers"):
+            for key in ("circumstances", "modifiers", "adjacent"):
                 if key in t:
                     entry[key] = t[key]
             entries.append(entry)
@@ -106,3 +106,29 @@ def test_sw_30_a_cold_touch_of_0_still_deals_the_vulnerability(g: GQL) -> None:
     # the same through dealDamage: 1d4-5 with a 4 is -1 -> 0 -> 5
     t.ok("dealDamage", characterId=t.ids["vex"], roll=d("1d4-5", 4), types=["cold"])
     assert t.hp("vex") == 25 - 5
+
+
+BOW = {"name": "bow", "kind": "RANGED", "defense": "AC", "attackBonus": 4, "damage": "1d10"}
+
+
+def test_ruling_19_prone_defends_only_against_ranged_attackers_that_are_not_adjacent(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Kira": {}, "Orc": {}})
+    t.ok(
+        "applyEffect",
+        characterId=t.ids["orc"],
+        sourceCharacterId=t.ids["orc"],
+        effect={"name": "prone", "components": [{"condition": "prone"}]},
+    )
+    sheet = t.character("orc", "... on StellarWindsCharacter { defenses { ac { current againstRanged } } }")
+    ac = sheet["defenses"]["ac"]
+    assert ac == {"current": 15, "againstRanged": 17}  # AC 15; +2 vs ranged from afar
+    # Vex shoots from across the room: d20 12 + 4 = 16 against 15 + 2 = 17: a miss
+    far = t.attack("vex", BOW, {"name": "orc", "d20": 12, "damage": [6]})
+    shot = far["facts"][0]["outcome"]["targets"][0]
+    assert (shot["adjacent"], shot["defense_value"], shot["hit"]) == (False, 17, False)
+    assert t.hp("orc") == 30
+    # Kira stands over it and shoots: 16 against 15, a hit for the d10's 6: 30 -> 24
+    near = t.attack("kira", BOW, {"name": "orc", "d20": 12, "damage": [6], "adjacent": True})
+    shot = near["facts"][0]["outcome"]["targets"][0]
+    assert (shot["adjacent"], shot["defense_value"], shot["hit"]) == (True, 15, True)
+    assert t.hp("orc") == 24

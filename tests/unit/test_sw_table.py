@@ -28,3 +28,43 @@ def test_sw_30_resistance_still_floors_a_total_of_0_at_0(make_table: Any) -> Non
     t.pc("vex", resist={"cold": 5})
     assert t.deal_damage("vex", "1d4-5", faces=[3], types=["cold"]).outcome["amount"] == 0
     assert t.c("vex")["hp"] == 40
+
+
+# ------------------------------------------------------------------ ruling 19: adjacency
+def prone(t: Any, who: str) -> None:
+    effect = {"name": "prone", "components": [{"condition": "prone"}]}
+    t.record("EffectApplied", {"target": who, "source": who, "effect": effect})
+
+
+def bow_at_orc(t: Any, face: int, **target: Any) -> dict[str, Any]:
+    out = t.attack("vex", dict(BOW), [{"target": "orc", "face": face, "damage_faces": [4], **target}])
+    result: dict[str, Any] = out.outcome["targets"][0]
+    return result
+
+
+def test_ruling_19_prone_defends_plus_2_against_a_ranged_attack_from_a_non_adjacent_attacker(
+    table: Any,
+) -> None:
+    prone(table, "orc")
+    # d20 10 + 8 = 18 against AC 17 + 2 (prone, ranged, not adjacent: the default) = 19: a miss
+    shot = bow_at_orc(table, 10)
+    assert (shot["adjacent"], shot["defense_value"], shot["hit"]) == (False, 19, False)
+
+
+def test_ruling_19_prone_gives_nothing_against_an_adjacent_ranged_attacker(table: Any) -> None:
+    prone(table, "orc")
+    # the archer stands next to it: 18 against AC 17, a hit
+    shot = bow_at_orc(table, 10, adjacent=True)
+    assert (shot["adjacent"], shot["defense_value"], shot["hit"]) == (True, 17, True)
+
+
+def test_ruling_19_a_melee_attacker_is_adjacent_by_default_and_prone_gives_no_defense(table: Any) -> None:
+    prone(table, "orc")
+    out = table.attack("vex", dict(SWORD), [{"target": "orc", "face": 10, "damage_faces": [4]}])
+    swing = out.outcome["targets"][0]
+    assert (swing["adjacent"], swing["defense_value"]) == (True, 17)
+    # a melee attacker with reach declared not adjacent: still no +2 (prone's bonus is vs ranged)
+    out = table.attack(
+        "vex", dict(SWORD), [{"target": "orc", "face": 10, "damage_faces": [4], "adjacent": False}]
+    )
+    assert out.outcome["targets"][0]["defense_value"] == 17

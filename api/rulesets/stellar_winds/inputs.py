@@ -165,6 +165,12 @@ class AttackTargetInput:
     )
     circumstances: JSON | None = None
     modifiers: JSON | None = None
+    adjacent: bool | None = strawberry.field(
+        default=None,
+        description="Whether the attacker is adjacent to this target (ruling 19; default: adjacent for "
+        "melee, not adjacent otherwise). Prone's +2 defenses hold only against ranged attacks from "
+        "non-adjacent attackers.",
+    )
 
 
 @strawberry.input

@@ -134,6 +134,8 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
             entry["circumstances"] = json_arg(t.circumstances, "targets.circumstances", list)
         if t.modifiers is not None:
             entry["modifiers"] = json_arg(t.modifiers, "targets.modifiers", list)
+        if t.adjacent is not None:
+            entry["adjacent"] = t.adjacent
         targets.append(entry)
     payload: dict[str, Any] = {
         "attacker": attacker,

@@ -16,7 +16,9 @@ class Defense:
     base: int
     current: int = strawberry.field(description="With conditions and effects (against a melee attack).")
     modifiers: list[Modifier]
-    against_ranged: int = strawberry.field(description="Current value against a ranged attack.")
+    against_ranged: int = strawberry.field(
+        description="Current value against a ranged attack from a non-adjacent attacker (ruling 19)."
+    )
 
 
 @strawberry.type

@@ -88,16 +88,26 @@ def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str
     return found
 
 
-def defense_of(target: Creature, defense: str, kind: str) -> tuple[int, list[dict[str, Any]]]:
-    """A target's defense against this attack, with its modifiers (A1.5, effects)."""
+def adjacent_by_default(kind: str) -> bool:
+    """Ruling 19: the engine tracks no positions; a melee attacker is adjacent unless declared
+    otherwise (reach), any other attacker is not."""
+    return kind == "melee"
+
+
+def defense_of(
+    target: Creature, defense: str, kind: str, adjacent: bool | None = None
+) -> tuple[int, list[dict[str, Any]]]:
+    """A target's defense against this attack, with its modifiers (A1.5, effects). Prone's +2
+    holds only against ranged attacks from a non-adjacent attacker (ruling 19)."""
+    near = adjacent_by_default(kind) if adjacent is None else adjacent
     base = target.defenses[defense]
     parts: list[dict[str, Any]] = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
     for cond in sorted(target.conditions()):
         spec = CONDITIONS.get(cond)
         if spec and spec.defense_mod:
             parts.append({"source": cond, "value": spec.defense_mod})
-        if spec and spec.ranged_defense_mod and kind == "ranged":
-            parts.append({"source": f"{cond} vs ranged", "value": spec.ranged_defense_mod})
+        if spec and spec.ranged_defense_mod and kind == "ranged" and not near:
+            parts.append({"source": f"{cond} vs ranged, not adjacent", "value": spec.ranged_defense_mod})
     for mod in effects.defense_mods(target, defense):
         parts.append(mod)
     return sum(int(p["value"]) for p in parts), parts
@@ -205,7 +215,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             )
         parts = _attack_parts(attacker, target, power, entry, set(ids), ctx)
         total = dice.roll_total(roll) + sum(x["value"] for x in parts)
-        defense, defense_parts = defense_of(target, power["defense"], kind)
+        adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
+        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent)
         reaches = total >= defense
         hit = natural == 20 or (natural != 1 and reaches)
         crit = hit and natural >= attacker.crit_min and reaches
@@ -227,6 +238,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 {
                     "target": target.id,
                     "natural": natural,
+                    "adjacent": adjacent,
                     "attack_total": total,
                     "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
                     "defense": power["defense"],

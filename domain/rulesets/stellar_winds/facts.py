@@ -19,7 +19,7 @@ ABILITIES = ("str", "con", "dex", "int", "wis", "cha")
 DEFENSES = ("ac", "fort", "ref", "will")
 
 
-TARGET_KEYS = {"target", "roll", "damage", "circumstances", "modifiers"}
+TARGET_KEYS = {"target", "roll", "damage", "circumstances", "modifiers", "adjacent"}
 
 
 def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
@@ -42,6 +42,10 @@ def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
             raise InvalidInput(f"{where}[{i}].roll must be a single d20 plus modifiers", field=f"{name}.roll")
         if t.get("damage") is not None:
             entry["damage"] = dice.validate_roll(t["damage"])
+        if t.get("adjacent") is not None:  # ruling 19: an input (default: adjacent for melee only)
+            if not isinstance(t["adjacent"], bool):
+                raise InvalidInput(f"{where}[{i}].adjacent is true or false", field=f"{name}.adjacent")
+            entry["adjacent"] = t["adjacent"]
         for key in ("circumstances", "modifiers"):
             if key in t:
                 if not isinstance(t[key], list):
