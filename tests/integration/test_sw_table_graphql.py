@@ -132,3 +132,43 @@ def test_ruling_19_prone_defends_only_against_ranged_attackers_that_are_not_adja
     shot = near["facts"][0]["outcome"]["targets"][0]
     assert (shot["adjacent"], shot["defense_value"], shot["hit"]) == (True, 15, True)
     assert t.hp("orc") == 24
+
+
+GRENADE = {
+    "name": "frag grenade",
+    "kind": "AREA",
+    "defense": "REF",
+    "attackBonus": 4,
+    "damage": "1d6+2",
+    "damageTypes": [],
+}
+
+
+def test_ruling_17_concealment_on_an_area_attack_is_accepted_ignored_and_explained(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Kira": {}, "Orc": {}})
+    # the grenade goes into the smoke: d20 9 + 4 = 13 against Reflex 13 hits both (no -2: ruling 17);
+    # 1d6+2 with a 5, rolled once for all (SW-23): 7 each, 30 -> 23
+    out = t.m(
+        "attack",
+        attackerId=t.ids["vex"],
+        power=GRENADE,
+        targets=[
+            {"characterId": t.ids["orc"], "attackRoll": d("1d20", 9), "circumstances": ["concealment"]},
+            {"characterId": t.ids["kira"], "attackRoll": d("1d20", 9)},
+        ],
+        damageRoll=d("1d6+2", 5),
+    )
+    assert out["userErrors"] == [], out
+    orc, kira = out["facts"][0]["outcome"]["targets"]
+    assert (orc["attack_total"], orc["hit"], orc["damage"]["amount"]) == (13, True, 7)
+    assert orc["ignored"] == [
+        {
+            "circumstance": "concealment",
+            "why": "concealment applies only to melee or ranged attacks, not area (ruling 17)",
+        }
+    ]
+    assert "ignored" not in kira and (t.hp("orc"), t.hp("kira")) == (23, 23)
+    # a circumstance nobody knows is still refused, and nothing is stored
+    before = t.position()
+    bad = t.attack("vex", BOW, {"name": "orc", "d20": 9, "damage": [1], "circumstances": ["moonlight"]})
+    assert [e["code"] for e in bad["userErrors"]] == ["INVALID_INPUT"] and t.position() == before

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from domain.errors import InvalidInput
+
 BOW = {"name": "bow", "kind": "ranged", "defense": "ac", "attack_bonus": 8, "damage": "1d10"}
 SWORD = {"name": "sword", "kind": "melee", "defense": "ac", "attack_bonus": 8, "damage": "1d8"}
 
@@ -68,3 +72,38 @@ def test_ruling_19_a_melee_attacker_is_adjacent_by_default_and_prone_gives_no_de
         "vex", dict(SWORD), [{"target": "orc", "face": 10, "damage_faces": [4], "adjacent": False}]
     )
     assert out.outcome["targets"][0]["defense_value"] == 17
+
+
+# ------------------------------------------------------------------ ruling 17
+BURST = {"name": "burst", "kind": "area", "defense": "ref", "attack_bonus": 8, "damage": "1d6"}
+
+
+def test_ruling_17_concealment_declared_on_an_area_attack_is_accepted_and_ignored_with_the_reason(
+    table: Any,
+) -> None:
+    out = table.attack(
+        "vex", dict(BURST), [{"target": "orc", "face": 6, "circumstances": ["concealment"]}], damage_faces=[3]
+    ).outcome
+    target = out["targets"][0]
+    # 6 + 8 = 14, no -2: concealment is for melee and ranged attacks (A1.5); 14 against Reflex 14 hits
+    assert (target["attack_total"], target["hit"]) == (14, True)
+    assert target["ignored"] == [
+        {
+            "circumstance": "concealment",
+            "why": "concealment applies only to melee or ranged attacks, not area (ruling 17)",
+        }
+    ]
+    assert table.c("orc")["hp"] == 50 - 3
+
+
+def test_ruling_17_concealment_still_counts_on_a_ranged_attack(table: Any) -> None:
+    shot = bow_at_orc(table, 11, circumstances=["concealment"])
+    # 11 + 8 - 2 = 17 against AC 17: a hit, nothing ignored
+    assert (shot["attack_total"], shot["hit"]) == (17, True) and "ignored" not in shot
+
+
+def test_ruling_17_an_unknown_circumstance_is_still_refused(table: Any) -> None:
+    before = table.position
+    with pytest.raises(InvalidInput):
+        bow_at_orc(table, 11, circumstances=["moonlight"])
+    assert table.position == before

@@ -69,7 +69,12 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, Any]]:
+def _circumstances(
+    entry: dict[str, Any], kind: str, ctx: Any, ignored: list[dict[str, Any]]
+) -> list[tuple[str, Any]]:
+    """The declared circumstances that count. One that does not apply to the attack's kind
+    (concealment on an area attack) is accepted and ignored, and ``ignored`` says why (ruling 17);
+    an unknown name is refused."""
     found = []
     for item in entry.get("circumstances", []):
         name, ruling = (item, None) if isinstance(item, str) else (item.get("name"), item.get("ruling"))
@@ -80,10 +85,11 @@ def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str
                 field="targets.circumstances",
             )
         if kind not in spec.kinds:
-            raise InvalidInput(
-                f"{spec.label} does not apply to {kind} attacks", field="targets.circumstances"
-            )
-        if ruling is None or ctx.ruling_holds(ruling):
+            why = f"{spec.label} applies only to {' or '.join(spec.kinds)} attacks, not {kind} (ruling 17)"
+            ignored.append({"circumstance": name, "why": why})
+        elif ruling is not None and not ctx.ruling_holds(ruling):
+            ignored.append({"circumstance": name, "why": f"ruling {ruling} does not hold"})
+        else:
             found.append((name, spec))
     return found
 
@@ -120,11 +126,12 @@ def _attack_parts(
     entry: dict[str, Any],
     ids: set[str],
     ctx: Any,
+    ignored: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
     has_ca = False
-    for _name, spec in _circumstances(entry, kind, ctx):
+    for _name, spec in _circumstances(entry, kind, ctx, ignored):
         if spec.combat_advantage:
             if has_ca:
                 continue
@@ -213,7 +220,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 ctx,
                 "targets.target",
             )
-        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx)
+        ignored: list[dict[str, Any]] = []
+        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx, ignored)
         total = dice.roll_total(roll) + sum(x["value"] for x in parts)
         adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
         defense, defense_parts = defense_of(target, power["defense"], kind, adjacent)
@@ -247,6 +255,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                     "hit": hit,
                     "crit": crit,
                     "overridden": overridden,
+                    **({"ignored": ignored} if ignored else {}),
                 },
             )
         )
