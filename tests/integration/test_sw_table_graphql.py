@@ -172,3 +172,43 @@ def test_ruling_17_concealment_on_an_area_attack_is_accepted_ignored_and_explain
     before = t.position()
     bad = t.attack("vex", BOW, {"name": "orc", "d20": 9, "damage": [1], "circumstances": ["moonlight"]})
     assert [e["code"] for e in bad["userErrors"]] == ["INVALID_INPUT"] and t.position() == before
+
+
+def test_sw_17_two_power_bonuses_do_not_stack_and_two_shield_bonuses_neither(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Kira": {}, "Orc": {}})
+
+    def bonus(who: str, name: str, key: str, value: int, kind: str) -> None:
+        mod: dict[str, Any] = {"value": value, "type": kind}
+        if key == "defense_mod":
+            mod["defense"] = "ac"
+        effect = {"name": name, "components": [{key: mod}]}
+        t.ok("applyEffect", characterId=t.ids[who], sourceCharacterId=t.ids["kira"], effect=effect)
+
+    bonus("vex", "bless", "attack_mod", 1, "power")
+    bonus("vex", "inspire", "attack_mod", 2, "power")
+    # d20 8 + 4 + 2 (inspire; bless's +1 is a power bonus too and does not add) = 14 against AC 15: a miss
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 8, "damage": [6]})["facts"][0]["outcome"]["targets"][0]
+    assert (shot["attack_total"], shot["hit"]) == (14, False)
+    bless = next(p for p in shot["attack_parts"] if p["source"] == "bless")
+    assert (bless["value"], bless["does_not_stack"]) == (0, 1)
+    # a declared item bonus is another type: it adds. 8 + 4 + 2 + 1 = 15: a hit for 6
+    item = [{"source": "scope", "value": 1, "type": "item"}]
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 8, "damage": [6], "modifiers": item})
+    assert shot["facts"][0]["outcome"]["targets"][0]["hit"] is True and t.hp("orc") == 24
+
+    bonus("orc", "shield spell", "defense_mod", 2, "shield")
+    bonus("orc", "buckler", "defense_mod", 1, "shield")
+    sheet = t.character("orc", "... on StellarWindsCharacter { defenses { ac { current } } }")
+    assert sheet["defenses"]["ac"]["current"] == 15 + 2
+    # 10 + 4 + 2 + 1 = 17 against AC 15 + 2 (the buckler's shield +1 does not add) = 17: a hit for 6
+    # (against 18, were the shield bonuses added, it would miss)
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 10, "damage": [6], "modifiers": item})
+    target = shot["facts"][0]["outcome"]["targets"][0]
+    assert (target["attack_total"], target["defense_value"], target["hit"]) == (17, 17, True)
+    assert t.hp("orc") == 18
+    # an unknown bonus type is refused, nothing stored
+    before = t.position()
+    bad = t.attack(
+        "vex", BOW, {"name": "orc", "d20": 10, "damage": [6], "modifiers": [{"value": 1, "type": "luck"}]}
+    )
+    assert [e["code"] for e in bad["userErrors"]] == ["INVALID_INPUT"] and t.position() == before

@@ -107,3 +107,85 @@ def test_ruling_17_an_unknown_circumstance_is_still_refused(table: Any) -> None:
     with pytest.raises(InvalidInput):
         bow_at_orc(table, 11, circumstances=["moonlight"])
     assert table.position == before
+
+
+# ------------------------------------------------------------------ SW-17 bonus types
+def boost(t: Any, who: str, name: str, value: int, kind: str | None, key: str = "attack_mod") -> None:
+    mod: dict[str, Any] = {"value": value}
+    if key == "defense_mod":
+        mod["defense"] = "all"
+    if kind:
+        mod["type"] = kind
+    t.record(
+        "EffectApplied", {"target": who, "source": who, "effect": {"name": name, "components": [{key: mod}]}}
+    )
+
+
+def test_sw_17_two_power_bonuses_to_attack_do_not_stack_only_the_higher_applies(table: Any) -> None:
+    boost(table, "vex", "bless", 1, "power")
+    boost(table, "vex", "inspire", 2, "power")
+    # 5 + 8 + 2 (the higher power bonus; bless's +1 does not add) = 15
+    shot = bow_at_orc(table, 5)
+    assert shot["attack_total"] == 15
+    bless = next(p for p in shot["attack_parts"] if p["source"] == "bless")
+    assert (bless["value"], bless["does_not_stack"], bless["type"]) == (0, 1, "power")
+
+
+def test_sw_17_bonuses_of_different_types_and_untyped_bonuses_add(table: Any) -> None:
+    boost(table, "vex", "bless", 1, "power")
+    boost(table, "vex", "sight", 1, "item")
+    boost(table, "vex", "cheer", 1, None)
+    boost(table, "vex", "shout", 1, None)
+    assert bow_at_orc(table, 5)["attack_total"] == 5 + 8 + 4
+
+
+def test_sw_17_penalties_have_no_types_and_all_add(table: Any) -> None:
+    boost(table, "vex", "curse", -2, "power")
+    boost(table, "vex", "hex", -1, "power")
+    assert bow_at_orc(table, 5)["attack_total"] == 5 + 8 - 3
+
+
+def test_sw_17_declared_modifiers_of_one_type_do_not_stack_with_an_effects(table: Any) -> None:
+    boost(table, "vex", "bless", 1, "power")
+    modifiers = [{"source": "war chant", "value": 2, "type": "power"}]
+    assert bow_at_orc(table, 5, modifiers=modifiers)["attack_total"] == 5 + 8 + 2
+
+
+def test_sw_17_defense_bonuses_of_one_type_do_not_stack(table: Any) -> None:
+    boost(table, "orc", "shield spell", 2, "shield", "defense_mod")
+    boost(table, "orc", "buckler", 1, "shield", "defense_mod")
+    boost(table, "orc", "fend", 1, None, "defense_mod")
+    # AC 17 + 2 (the higher shield bonus) + 1 untyped = 20
+    assert bow_at_orc(table, 11)["defense_value"] == 20
+    assert table.c("orc")["defenses_now"]["ac"]["value"] == 20
+
+
+def test_sw_17_the_flag_all_adds_every_bonus(make_table: Any) -> None:
+    t = make_table({"sw.bonus_stacking": "all"})
+    t.pc("vex")
+    t.monster("orc")
+    boost(t, "vex", "bless", 1, "power")
+    boost(t, "vex", "inspire", 2, "power")
+    assert bow_at_orc(t, 5)["attack_total"] == 5 + 8 + 3
+
+
+def test_sw_17_saving_throw_bonuses_of_one_type_do_not_stack(table: Any) -> None:
+    eff = {"name": "slow", "components": [{"condition": "slowed"}], "duration": {"kind": "save_ends"}}
+    eid = table.record("EffectApplied", {"target": "vex", "source": "orc", "effect": eff}).outcome[
+        "effect_id"
+    ]
+    mods = [
+        {"source": "elf", "value": 2, "type": "racial"},
+        {"source": "amulet", "value": 1, "type": "racial"},
+    ]
+    roll = table.app.roll("1d20", faces=[7])
+    out = table.record(
+        "SavingThrowRolled", {"creature": "vex", "effect_id": eid, "roll": roll, "modifiers": mods}
+    ).outcome
+    # 7 + 2 (the amulet's racial +1 does not add) = 9: the save fails
+    assert (out["total"], out["success"]) == (9, False)
+
+
+def test_sw_17_an_unknown_bonus_type_is_refused(table: Any) -> None:
+    with pytest.raises(InvalidInput):
+        bow_at_orc(table, 5, modifiers=[{"source": "luck", "value": 1, "type": "luck"}])

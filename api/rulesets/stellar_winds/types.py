@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import strawberry
 
 from api.graphql.types import Character, Modifier
-from domain.rulesets.stellar_winds.attacks import defense_of
 
 
 @strawberry.type
@@ -43,21 +41,14 @@ class HealingSurges:
 
 
 def _defenses(view: dict[str, Any]) -> Defenses:
-    """Defenses now, through the ruleset's one implementation (``attacks.defense_of``)."""
-    shim = SimpleNamespace(
-        defenses=view["defenses"],
-        conditions=lambda: set(view.get("conditions", [])),
-        effects=view.get("effects", []),
-    )
+    """Defenses now, as the fold's ``attacks.defense_of`` gives them (the view's ``defenses_now``)."""
     out = {}
-    for d in ("ac", "fort", "ref", "will"):
-        total, parts = defense_of(shim, d, "melee")  # type: ignore[arg-type]
-        ranged, _ = defense_of(shim, d, "ranged")  # type: ignore[arg-type]
+    for d, now in view["defenses_now"].items():
         out[d] = Defense(
             base=view["defenses"][d],
-            current=total,
-            against_ranged=ranged,
-            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in parts[1:]],
+            current=int(now["value"]),
+            against_ranged=int(now["against_ranged"]),
+            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in now["parts"][1:]],
         )
     return Defenses(**out)
 

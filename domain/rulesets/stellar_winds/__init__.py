@@ -60,6 +60,17 @@ ERROR_CODES: dict[str, str] = {
 """The refusal codes Stellar Winds' rules add to the core's (``domain.errors.CORE_CODES``)."""
 
 
+def _defenses_now(c: Creature, flags: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each defense now, as ``attacks.defense_of`` gives it: against a melee attack (with its
+    parts, the sheet's first) and against a ranged attack from a non-adjacent attacker."""
+    out = {}
+    for d in ("ac", "fort", "ref", "will"):
+        value, parts = attacks.defense_of(c, d, "melee", flags=flags)
+        ranged, _ = attacks.defense_of(c, d, "ranged", adjacent=False, flags=flags)
+        out[d] = {"value": value, "against_ranged": ranged, "parts": parts}
+    return out
+
+
 class StellarWinds:
     id = "stellar-winds"
     title = "Stellar Winds"
@@ -132,6 +143,7 @@ class StellarWinds:
             "conditions": sorted(c.conditions()),
             "effects": [dict(e) for e in c.effects],
             "defenses": {d: c.defenses[d] for d in ("ac", "fort", "ref", "will")},
+            "defenses_now": _defenses_now(c, flags),
         }
 
     def encounter_view(self, state: SWState, encounter_id: str) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from typing import Any
 
 from domain import dice
 from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds import bonuses, effects
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.rules import creature, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState
 from domain.rulesets.stellar_winds.tables import (
@@ -101,7 +101,11 @@ def adjacent_by_default(kind: str) -> bool:
 
 
 def defense_of(
-    target: Creature, defense: str, kind: str, adjacent: bool | None = None
+    target: Creature,
+    defense: str,
+    kind: str,
+    adjacent: bool | None = None,
+    flags: dict[str, Any] | None = None,
 ) -> tuple[int, list[dict[str, Any]]]:
     """A target's defense against this attack, with its modifiers (A1.5, effects). Prone's +2
     holds only against ranged attacks from a non-adjacent attacker (ruling 19)."""
@@ -116,7 +120,8 @@ def defense_of(
             parts.append({"source": f"{cond} vs ranged, not adjacent", "value": spec.ranged_defense_mod})
     for mod in effects.defense_mods(target, defense):
         parts.append(mod)
-    return sum(int(p["value"]) for p in parts), parts
+    parts = bonuses.stack(parts, flags or {})  # SW-17
+    return bonuses.total(parts), parts
 
 
 def _attack_parts(
@@ -127,6 +132,7 @@ def _attack_parts(
     ids: set[str],
     ctx: Any,
     ignored: list[dict[str, Any]],
+    flags: dict[str, Any],
 ) -> list[dict[str, Any]]:
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
@@ -166,9 +172,10 @@ def _attack_parts(
             or not isinstance(mod.get("value"), int)
         ):
             raise InvalidInput(
-                "each modifier is {source, value, ruling?} with a whole-number value",
+                "each modifier is {source, value, type?, ruling?} with a whole-number value",
                 field="targets.modifiers",
             )
+        bonuses.check_type(mod.get("type"), "targets.modifiers")
         rid = mod.get("ruling")
         if rid is None or ctx.ruling_holds(rid):
             parts.append(
@@ -176,10 +183,11 @@ def _attack_parts(
                     "source": str(mod.get("source", "modifier")),
                     "value": mod["value"],
                     **({"ruling": rid} if rid else {}),
+                    **({"type": mod["type"]} if mod.get("type") not in (None, "untyped") else {}),
                 }
             )
     parts.extend(effects.attack_mods(attacker))
-    return parts
+    return bonuses.stack(parts, flags)  # SW-17
 
 
 def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -221,10 +229,10 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 "targets.target",
             )
         ignored: list[dict[str, Any]] = []
-        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx, ignored)
+        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx, ignored, state.flags)
         total = dice.roll_total(roll) + sum(x["value"] for x in parts)
         adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
-        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent)
+        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags)
         reaches = total >= defense
         hit = natural == 20 or (natural != 1 and reaches)
         crit = hit and natural >= attacker.crit_min and reaches

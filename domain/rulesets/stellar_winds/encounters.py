@@ -35,8 +35,8 @@ from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
 from domain.errors import InvalidInput, RuleViolation
+from domain.rulesets.stellar_winds import bonuses, effects
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.rules import _holds, creature, in_turn, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState, initiative_bonus
 from domain.rulesets.stellar_winds.tables import ACTION_LIMITS, CONDITIONS, SW_ACTIONS
@@ -421,7 +421,8 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             ctx,
             "effect_id",
         )
-    mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
+    parts = bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags)  # SW-17
+    mods = bonuses.total(parts)
     total = dice.roll_total(p["roll"]) + mods
     success = total >= SAVE_DC
     if enc is not None:
@@ -433,6 +434,8 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "total": total,
         "success": success,
     }
+    if any(x.get("does_not_stack") for x in parts):
+        out["modifiers"] = parts
     if success:
         effects.remove(c, {e["effect_id"]})
         if e.get("aftereffect") is not None:

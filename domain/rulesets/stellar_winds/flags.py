@@ -24,6 +24,12 @@ FLAGS: dict[str, Flag] = {
     "xp_table": Flag(
         "orcus", "Adopted ruling 3", "XP thresholds per level: 'orcus' (A4.2) or a list.", _xp_table
     ),
+    "sw.bonus_stacking": Flag(
+        "highest_per_type",
+        "SW-17",
+        "Bonuses of one type do not add (the highest applies); 'all' adds every bonus.",
+        _choice("highest_per_type", "all"),
+    ),
     "sw.duration_default_anchor": Flag(
         "creator", "B-X-2", "Whose turn 'your next turn' means.", _choice("creator", "target")
     ),

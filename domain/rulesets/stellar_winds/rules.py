@@ -13,8 +13,8 @@ from typing import Any
 from domain import dice
 from domain.core.catalogue import check_field
 from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.rulesets.stellar_winds import bonuses, effects
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.facts import ABILITIES, DEFENSES, FACTS
 from domain.rulesets.stellar_winds.state import (
     SHEET_FIELDS,
@@ -253,7 +253,7 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             ctx,
         )
     natural = dice.natural(p["roll"])
-    mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
+    mods = bonuses.total(bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags))
     total = dice.roll_total(p["roll"]) + mods
     if total >= 20 and c.surges > 0:
         dmg.can_heal(c)
