@@ -212,3 +212,52 @@ def test_sw_17_two_power_bonuses_do_not_stack_and_two_shield_bonuses_neither(g: 
         "vex", BOW, {"name": "orc", "d20": 10, "damage": [6], "modifiers": [{"value": 1, "type": "luck"}]}
     )
     assert [e["code"] for e in bad["userErrors"]] == ["INVALID_INPUT"] and t.position() == before
+
+
+def test_an_attack_and_first_aid_use_a_standard_action_and_a_mark_is_its_sources(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Kira": {}, "Orc": {}})
+    t.fight({"vex": 18, "kira": 10, "orc": 4})  # 19, 11, 5: Vex's turn has started
+    # Vex challenges the orc: a mark without a named marker is its source's (A1.10)
+    mark = {
+        "name": "challenge",
+        "components": [{"condition": "marked"}],
+        "duration": {"kind": "until_end_of_turn"},
+    }
+    t.ok("applyEffect", characterId=t.ids["orc"], sourceCharacterId=t.ids["vex"], effect=mark)
+    assert t.character("orc", "effects { components }")["effects"][0]["components"] == [
+        {"condition": "marked", "marker": "vex"}
+    ]
+    # no action named: the attack is Vex's standard action. 12 + 4 = 16 against AC 15: 6 damage, 30 -> 24
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 12, "damage": [6]})
+    assert shot["facts"][0]["outcome"]["action"] == "standard" and t.hp("orc") == 24
+    before = t.position()
+    again = t.attack("vex", BOW, {"name": "orc", "d20": 12, "damage": [6]})
+    assert [e["code"] for e in again["userErrors"]] == ["NO_ACTION_LEFT"] and t.position() == before
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # Kira
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # the orc
+    # the orc swings at Kira, not at its marker: 12 + 4 - 2 = 14 against AC 15, a miss
+    swing = t.attack("orc", BOW, {"name": "kira", "d20": 12, "damage": [6]})["facts"][0]["outcome"][
+        "targets"
+    ][0]
+    assert (swing["attack_total"], swing["hit"]) == (14, False)
+    assert {"source": "marked: attack ignores the marker", "value": -2} in swing["attack_parts"]
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # round 2: Vex
+    t.ok("dealDamage", characterId=t.ids["orc"], amount=24 + 14 + 1)  # HP 0, wounds -1: dying
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # Kira
+    # Kira's Heal check is her standard action: 11 + 6 = 17 against DC 15 (B-SW-10), stabilised
+    aid = t.ok(
+        "attemptStabilization", characterId=t.ids["orc"], healerId=t.ids["kira"], check=d("1d20+6", 11)
+    )
+    outcome = aid["facts"][0]["outcome"]
+    assert (outcome["success"], outcome["life_after"], outcome["action"]) == (True, "stabilized", "standard")
+    late = t.attack("kira", BOW, {"name": "vex", "d20": 12, "damage": [6]})
+    assert [e["code"] for e in late["userErrors"]] == ["NO_ACTION_LEFT"]
+    # an attack that uses no action of its own says so
+    free = t.m(
+        "attack",
+        attackerId=t.ids["kira"],
+        power=BOW,
+        targets=[{"characterId": t.ids["vex"], "attackRoll": d("1d20", 2), "damageRoll": d("1d10", 1)}],
+        action="none",
+    )
+    assert free["userErrors"] == [] and free["facts"][0]["payload"]["action"] is None

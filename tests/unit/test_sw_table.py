@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from domain.errors import InvalidInput
+from domain.errors import DomainError, InvalidInput
+from tests.unit.conftest import AXE
 
 BOW = {"name": "bow", "kind": "ranged", "defense": "ac", "attack_bonus": 8, "damage": "1d10"}
 SWORD = {"name": "sword", "kind": "melee", "defense": "ac", "attack_bonus": 8, "damage": "1d8"}
@@ -189,3 +190,75 @@ def test_sw_17_saving_throw_bonuses_of_one_type_do_not_stack(table: Any) -> None
 def test_sw_17_an_unknown_bonus_type_is_refused(table: Any) -> None:
     with pytest.raises(InvalidInput):
         bow_at_orc(table, 5, modifiers=[{"source": "luck", "value": 1, "type": "luck"}])
+
+
+# ------------------------------------------------------------------ actions of attacks, first aid, marks
+def fight(t: Any, *order: str) -> None:
+    """An encounter with the creatures in this order (d20s 20, 15, 10, ...); the first turn starts."""
+    t.record("EncounterStarted", {"encounter_id": "e1", "participants": list(order)})
+    for i, who in enumerate(order):
+        t.record(
+            "InitiativeRolled",
+            {"encounter_id": "e1", "creature": who, "roll": t.app.roll("1d20", faces=[20 - 5 * i])},
+        )
+    t.record("TurnStarted", {"encounter_id": "e1"})
+
+
+def test_an_attack_uses_the_attackers_standard_action_by_default(table: Any) -> None:
+    fight(table, "vex", "orc")
+    first = bow_at_orc(table, 3)
+    assert first["hit"] is False  # 3 + 8 = 11 against AC 17
+    with pytest.raises(DomainError) as info:  # SW-8: no action set has two standard actions
+        bow_at_orc(table, 3)
+    assert info.value.code == "NO_ACTION_LEFT"
+    # an attack that says it uses no action of its own (a power's secondary attack) is accepted
+    out = table.attack("vex", dict(BOW), [{"target": "orc", "face": 3, "damage_faces": [4]}], action=None)
+    assert "action" not in out.outcome
+
+
+def test_an_attack_out_of_the_attackers_turn_is_refused_unless_it_names_its_triggered_action(
+    table: Any,
+) -> None:
+    fight(table, "vex", "orc")
+    with pytest.raises(DomainError) as info:
+        table.attack("orc", dict(AXE), [{"target": "vex", "face": 3, "damage_faces": [1, 1]}])
+    assert info.value.code == "NOT_YOUR_TURN"
+    out = table.attack(
+        "orc", dict(AXE), [{"target": "vex", "face": 3, "damage_faces": [1, 1]}], action="opportunity"
+    )
+    assert out.outcome["action"] == "opportunity"
+
+
+def test_a_stored_v1_attack_without_an_action_still_uses_none(table: Any) -> None:
+    from domain.rulesets.stellar_winds.facts import CATALOGUE
+
+    v1 = {"attacker": "vex", "power": dict(BOW), "targets": []}
+    assert CATALOGUE.upcast("AttackMade", 1, v1)["action"] is None
+    assert CATALOGUE.upcast("StabilizationAttempted", 1, {"target": "vex"})["action"] is None
+
+
+def test_b_sw_10_first_aid_uses_the_healers_standard_action(table: Any) -> None:
+    table.pc("mira")
+    fight(table, "mira", "vex", "orc")
+    table.deal_damage("vex", amount=40 + 12 + 1)  # HP 0, wounds -1: dying
+    out = table.stabilize("vex", healer="mira", check="1d20+6", faces=[11]).outcome
+    assert (out["success"], out["action"]) == (True, "standard")  # 17 >= DC 15
+    with pytest.raises(DomainError):  # the Heal check took Mira's standard action
+        table.attack("mira", dict(BOW), [{"target": "orc", "face": 3, "damage_faces": [4]}])
+
+
+def test_a1_10_a_mark_without_a_marker_is_its_sources(table: Any) -> None:
+    table.pc("kaelen")
+    table.record(
+        "EffectApplied",
+        {
+            "target": "orc",
+            "source": "kaelen",
+            "effect": {"name": "challenge", "components": [{"condition": "marked"}]},
+        },
+    )
+    marked = table.c("orc")["effects"][0]["components"][0]
+    assert marked == {"condition": "marked", "marker": "kaelen"}
+    # the orc's axe at Vex, not its marker: -2 (A1.10): 15 + 8 - 2 = 21
+    out = table.hit_vex([1, 1], face=15)
+    assert out.outcome["targets"][0]["attack_total"] == 21

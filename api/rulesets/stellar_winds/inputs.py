@@ -183,7 +183,11 @@ class AttackInput(MutationInput):
     )
     nonlethal: bool = False
     coup_de_grace: bool = False
-    action: str | None = None
+    action: str | None = strawberry.field(
+        default=None,
+        description="The attacker's action in a running encounter: standard by default; move, minor, free, "
+        "immediate or opportunity; 'none' when the attack uses no action of its own.",
+    )
 
 
 @strawberry.input
@@ -238,6 +242,11 @@ class StabilizeInput(MutationInput):
     healer_id: strawberry.ID | None = None
     check: DiceInput | None = None
     dc: int | None = None
+    action: str | None = strawberry.field(
+        default=None,
+        description="The healer's action in a running encounter: standard by default (first aid, B-SW-10); "
+        "'none' when it uses no action of its own.",
+    )
 
 
 @strawberry.input

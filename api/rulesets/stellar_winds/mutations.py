@@ -145,7 +145,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         "coup_de_grace": i.coup_de_grace,
     }
     if i.action is not None:
-        payload["action"] = i.action
+        payload["action"] = None if i.action == "none" else i.action
     if power["damage"] and power["kind"] in ("close", "area"):
         payload["damage"] = look.roll(i.damage_roll, power["damage"], weapon=power["weapon"])
     enc = look.view.campaign().get("active_encounter")
@@ -235,7 +235,13 @@ def p_stabilize(i: I.StabilizeInput, look: Look) -> Plan:
     healer = look.creature(i.healer_id, "healerId") if i.healer_id is not None else None
     return one(
         "StabilizationAttempted",
-        {"target": c, "healer": healer, "roll": look.roll(i.check), "dc": i.dc},
+        {
+            "target": c,
+            "healer": healer,
+            "roll": look.roll(i.check),
+            "dc": i.dc,
+            **({"action": None if i.action == "none" else i.action} if i.action is not None else {}),
+        },
         ACTORS,
         {healer} if healer else set(),
         [c] + ([healer] if healer else []),

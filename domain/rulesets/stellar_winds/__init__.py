@@ -25,7 +25,10 @@ from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 HANDLERS: dict[str, Any] = {
     **rules.HANDLERS,
+    # an attack uses the attacker's standard action unless it names another (or none)
     "AttackMade": encounters.with_action(attacks.attack_made, field="attacker"),
+    # B-SW-10: first aid is the healer's standard action unless it names another (or none)
+    "StabilizationAttempted": encounters.with_action(rules.stabilization, field="healer"),
     # B-SW-23: second wind is a standard action when used in a running encounter
     "SecondWindUsed": encounters.with_action(rules.second_wind, field="creature", fixed="standard"),
     **encounters.HANDLERS,

@@ -136,7 +136,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         "source": source,
         "target": target.id,
         "name": spec.get("name", "effect"),
-        "components": [dict(c) for c in spec["components"]],
+        "components": [_with_marker(c, source, state) for c in spec["components"]],
         "duration": duration,
     }
     if spec.get("aftereffect") is not None:
@@ -157,6 +157,14 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         "name": effect["name"],
         "duration": duration["kind"],
     }
+
+
+def _with_marker(comp: dict[str, Any], source: str, state: Any) -> dict[str, Any]:
+    """A1.10 Marked: without a named marker, the creature that marks is the effect's source."""
+    out = dict(comp)
+    if out.get("condition") == "marked" and out.get("marker") is None and source in state.creatures:
+        out["marker"] = source
+    return out
 
 
 FELL_PRONE = {

@@ -115,11 +115,13 @@ FACTS: dict[str, Schema] = {
         "roll": req("roll"),
         "modifiers": opt("list_dict", []),
     },
+    # v2: ``action``, the healer's action in a running encounter (default standard; null: none)
     "StabilizationAttempted": {
         "target": req("str"),
         "healer": opt("str", None, nullable=True),
         "roll": opt("roll", None, nullable=True),
         "dc": opt("int", None, minimum=0, maximum=100, nullable=True),
+        "action": opt("str", "standard", nullable=True),
     },
     "WoundsRestored": {
         "target": req("str"),
@@ -161,7 +163,8 @@ FACTS: dict[str, Schema] = {
         "extra_crit": opt("roll", None, nullable=True),
         "nonlethal": opt("bool", False),
         "coup_de_grace": opt("bool", False),
-        "action": opt("str", None),
+        # v2: an attack uses the attacker's standard action by default (null: no action)
+        "action": opt("str", "standard", nullable=True),
     },
     # --- encounters (RULES.md A1.1, A1.2, A1.11; C1.2) ---
     "ActionReadied": {
@@ -194,7 +197,7 @@ FACTS: dict[str, Schema] = {
 
 # Current payload version of each type that is not 1. Bump it and add an upcaster when a
 # payload changes shape.
-VERSIONS: dict[str, int] = {"HealingSurgeSpent": 2}
+VERSIONS: dict[str, int] = {"HealingSurgeSpent": 2, "AttackMade": 2, "StabilizationAttempted": 2}
 
 # v1 causes as they were typed at tables (and by earlier clients), read as v2 causes.
 _V1_SURGE_CAUSES = {
@@ -226,7 +229,17 @@ def _surge_spent_v1_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {("HealingSurgeSpent", 1): _surge_spent_v1_v2}
+def _no_action_by_default(payload: dict[str, Any]) -> dict[str, Any]:
+    """AttackMade / StabilizationAttempted v1 -> v2: a v1 fact used an action only when it named
+    one; v2 uses a standard action unless it says otherwise, so a v1 fact without one says none."""
+    return {**payload, "action": payload.get("action")}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("HealingSurgeSpent", 1): _surge_spent_v1_v2,
+    ("AttackMade", 1): _no_action_by_default,
+    ("StabilizationAttempted", 1): _no_action_by_default,
+}
 
 
 CATALOGUE: Catalogue = CORE.extend(FACTS, versions=VERSIONS, upcasters=UPCASTERS)
