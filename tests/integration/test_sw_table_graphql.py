@@ -261,3 +261,27 @@ def test_an_attack_and_first_aid_use_a_standard_action_and_a_mark_is_its_sources
         action="none",
     )
     assert free["userErrors"] == [] and free["facts"][0]["payload"]["action"] is None
+
+
+def test_ruling_16_a_sustained_effect_outlives_the_encounter_and_keeps_its_sustainer_from_resting(
+    g: GQL,
+) -> None:
+    t = Table(g, {"Vex": {}, "Orc": {}})
+    t.fight({"vex": 18, "orc": 4})
+    stasis = {
+        "name": "stasis field",
+        "components": [{"condition": "slowed"}],
+        "duration": {"kind": "sustained"},
+    }
+    out = t.ok("applyEffect", characterId=t.ids["orc"], sourceCharacterId=t.ids["vex"], effect=stasis)
+    eid = out["facts"][0]["outcome"]["effect_id"]
+    ended = t.ok("endEncounter", encounterId=t.encounter)
+    assert [e["effect_id"] for e in ended["facts"][0]["outcome"]["sustained_kept"]] == [eid]
+    assert "slowed" in t.character("orc")["conditions"]
+    before = t.position()
+    rest = t.m("takeShortRest", participantIds=[t.ids["vex"]])
+    assert [e["code"] for e in rest["userErrors"]] == ["SUSTAINING"] and t.position() == before
+    # Vex lets it go; now the rest is allowed
+    t.ok("endEffect", effectId=eid, reason="voluntary")
+    t.ok("takeShortRest", participantIds=[t.ids["vex"]])
+    assert "slowed" not in t.character("orc")["conditions"]

@@ -262,3 +262,44 @@ def test_a1_10_a_mark_without_a_marker_is_its_sources(table: Any) -> None:
     # the orc's axe at Vex, not its marker: -2 (A1.10): 15 + 8 - 2 = 21
     out = table.hit_vex([1, 1], face=15)
     assert out.outcome["targets"][0]["attack_total"] == 21
+
+
+# ------------------------------------------------------------------ ruling 16
+def sustained_slow(t: Any) -> str:
+    eff = {"name": "stasis", "components": [{"condition": "slowed"}], "duration": {"kind": "sustained"}}
+    return str(
+        t.record("EffectApplied", {"target": "orc", "source": "vex", "effect": eff}).outcome["effect_id"]
+    )
+
+
+def test_ruling_16_a_sustained_effect_outlives_the_end_of_the_encounter(table: Any) -> None:
+    fight(table, "vex", "orc")
+    eid = sustained_slow(table)
+    out = table.record("EncounterEnded", {"encounter_id": "e1"}).outcome
+    assert eid in {e["effect_id"] for e in table.c("orc")["effects"]}
+    assert "slowed" in table.c("orc")["conditions"]
+    assert [e["effect_id"] for e in out["sustained_kept"]] == [eid]
+    with pytest.raises(DomainError) as info:  # a rest stays refused while Vex sustains it (SW-44)
+        table.short_rest(["vex"])
+    assert info.value.code == "SUSTAINING"
+
+
+def test_ruling_16_in_the_next_encounter_it_lapses_at_its_sustainers_first_turn_without_a_sustain(
+    table: Any,
+) -> None:
+    fight(table, "vex", "orc")
+    eid = sustained_slow(table)
+    table.record("EncounterEnded", {"encounter_id": "e1"})
+    table.record("EncounterStarted", {"encounter_id": "e2", "participants": ["vex", "orc"]})
+    for who, face in (("vex", 20), ("orc", 2)):
+        table.record(
+            "InitiativeRolled",
+            {"encounter_id": "e2", "creature": who, "roll": table.app.roll("1d20", faces=[face])},
+        )
+    table.record("TurnStarted", {"encounter_id": "e2"})
+    table.record("EffectSustained", {"effect_id": eid, "action": "minor"})  # sustained: it stays
+    table.record("TurnEnded", {"encounter_id": "e2", "start_next": True})
+    assert eid in {e["effect_id"] for e in table.c("orc")["effects"]}
+    table.record("TurnEnded", {"encounter_id": "e2", "start_next": True})  # the orc's turn; Vex's again
+    table.record("TurnEnded", {"encounter_id": "e2"})  # Vex does not sustain it: it lapses (SW-44)
+    assert eid not in {e["effect_id"] for e in table.c("orc")["effects"]}

@@ -205,12 +205,28 @@ class StellarWindsEncounters(core.Rules):
         return {"effects_ended": ended}
 
     def encounter_ended(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
-        """B-SW-24: end-of-encounter effects end; B-SW-18: every 2nd encounter is a milestone (+1 AP)."""
+        """B-SW-24: end-of-encounter effects end; B-SW-18: every 2nd encounter is a milestone (+1 AP).
+        Adopted ruling 16: a sustained effect outlives the encounter. It lasts while sustained: its
+        turn bookkeeping starts afresh, so in a later encounter it lapses at the end of its
+        sustainer's first turn without a sustain (SW-44); a rest stays refused meanwhile."""
         ended: list[dict[str, Any]] = []
-        gone = ("end_of_encounter", "surprise_round", *effects.TURN_DURATIONS)
+        kept: list[dict[str, Any]] = []
+        gone = (
+            "end_of_encounter",
+            "surprise_round",
+            *(k for k in effects.TURN_DURATIONS if k != "sustained"),
+        )
         for c in state.with_effects():
             _start_pending(state, c)
             ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
+            if any(e["duration"].get("kind") == "sustained" for e in c.effects):
+                owned = state.own(c.id)
+                owned.effects = [
+                    _outlive(e) if e["duration"].get("kind") == "sustained" else e for e in owned.effects
+                ]
+                kept += [
+                    core_effects.report(e) for e in owned.effects if e["duration"].get("kind") == "sustained"
+                ]
         every = int(state.flags["sw.milestone_every_encounters"])
         milestones = []
         for cid in enc.participants:
@@ -220,7 +236,17 @@ class StellarWindsEncounters(core.Rules):
                 if c.encounters_since_rest % every == 0:
                     c.ap += 1
                     milestones.append(cid)
-        return {"effects_ended": ended, "milestone": milestones}
+        out: dict[str, Any] = {"effects_ended": ended, "milestone": milestones}
+        if kept:
+            out["sustained_kept"] = kept  # ruling 16
+        return out
+
+
+def _outlive(e: dict[str, Any]) -> dict[str, Any]:
+    """A sustained effect leaving its encounter (ruling 16): the encounter's turn and round
+    numbers no longer mean anything."""
+    duration = {**e["duration"], "applied_round": None, "applied_turn": None}
+    return {**{k: v for k, v in e.items() if k != "sustained_turn"}, "duration": duration}
 
 
 RULES = StellarWindsEncounters()
