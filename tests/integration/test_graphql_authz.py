@@ -141,6 +141,10 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
         ("setLevel", lambda t: {"characterId": t.aria, "level": 2}, False),
         ("takeShortRest", lambda t: {"participantIds": [t.aria]}, True),
         ("takeExtendedRest", lambda t: {"participantIds": [t.aria]}, True),
+        ("totalDefense", lambda t: {"characterId": t.aria}, True),
+        ("dropProne", lambda t: {"characterId": t.aria}, True),
+        ("standUp", lambda t: {"characterId": t.aria}, True),
+        ("knockProne", lambda t: {"characterId": t.brom, "sourceCharacterId": t.aria}, True),
         ("advanceTime", lambda t: {"minutes": 1}, False),
         ("rollDice", lambda t: {"roll": {"expression": "1d6"}, "characterId": t.aria}, True),
         ("addNote", lambda t: {"text": "hello"}, MEMBERS),
@@ -182,7 +186,9 @@ def table() -> Iterator[tuple[GQL, Table]]:
 
 
 def test_the_matrix_covers_every_mutation() -> None:
-    covered = {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} | {name for name, _, _ in ORCUS_OPS}
+    covered = (
+        {name for name, _, _ in OPS} | {name for name, _, _ in D20_OPS} | {name for name, _, _ in ORCUS_OPS}
+    )
     assert covered == set(INPUT_TYPES)
 
 
@@ -419,13 +425,21 @@ def _orcus_ops() -> list[tuple[str, Callable[[OrcusTable], dict[str, Any]], bool
         ("orcusUsePower", lambda t: {"characterId": t.aria, "powerId": "breath"}, True),
         (
             "orcusRollRecharge",
-            lambda t: {"characterId": t.aria, "powerId": "breath", "roll": {"expression": "1d6", "faces": [6]}},
+            lambda t: {
+                "characterId": t.aria,
+                "powerId": "breath",
+                "roll": {"expression": "1d6", "faces": [6]},
+            },
             True,
         ),
         ("orcusMeetRechargeCondition", lambda t: {"characterId": t.aria, "powerId": "breath"}, False),
         ("orcusSpendActionPoint", lambda t: {"characterId": t.aria, "extra": "STANDARD"}, True),
         ("orcusTakeAction", lambda t: {"characterId": t.aria, "action": "FREE"}, True),
-        ("orcusReadyAction", lambda t: {"characterId": t.aria, "action": "STANDARD", "trigger": "door"}, True),
+        (
+            "orcusReadyAction",
+            lambda t: {"characterId": t.aria, "action": "STANDARD", "trigger": "door"},
+            True,
+        ),
         (
             "orcusApplyEffect",
             lambda t: {

@@ -285,3 +285,40 @@ def test_ruling_16_a_sustained_effect_outlives_the_encounter_and_keeps_its_susta
     t.ok("endEffect", effectId=eid, reason="voluntary")
     t.ok("takeShortRest", participantIds=[t.ids["vex"]])
     assert "slowed" not in t.character("orc")["conditions"]
+
+
+def test_sw_13_a1_10_total_defense_and_prone_are_commands_whose_effects_the_engine_derives(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Orc": {}})
+    t.fight({"vex": 18, "orc": 4})  # Vex's turn
+
+    def who(name: str) -> dict[str, Any]:
+        return {"characterId": t.ids[name]}
+
+    dropped = t.ok("dropProne", **who("vex"))
+    assert dropped["facts"][0]["outcome"]["action"] == "minor" and "prone" in t.character("vex")["conditions"]
+    again = t.m("dropProne", **who("vex"))
+    assert [e["code"] for e in again["userErrors"]] == ["ALREADY_PRONE"]
+    up = t.ok("standUp", **who("vex"))
+    assert up["facts"][0]["outcome"]["action"] == "move" and "prone" not in t.character("vex")["conditions"]
+    # Vex's shove lands: the orc is knocked prone, no action of its own
+    t.ok("knockProne", characterId=t.ids["orc"], sourceCharacterId=t.ids["vex"])
+    assert "prone" in t.character("orc")["conditions"]
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # the orc's turn
+
+    defended = t.ok("totalDefense", **who("orc"))
+    assert defended["facts"][0]["outcome"]["action"] == "standard"
+    defenses = "... on StellarWindsCharacter { defenses { ac { current againstRanged } ref { current } } }"
+    sheet = t.character("orc", defenses)["defenses"]
+    # AC 15 + 2 total defense = 17; +2 more against a ranged attacker that is not adjacent (prone) = 19
+    assert sheet["ac"] == {"current": 17, "againstRanged": 19} and sheet["ref"]["current"] == 15
+    t.ok("standUp", **who("orc"))  # its move action
+    slowed = {"name": "frost", "components": [{"condition": "slowed"}], "duration": {"kind": "until_removed"}}
+    t.ok("applyEffect", characterId=t.ids["orc"], sourceCharacterId=t.ids["vex"], effect=slowed)
+    speed = t.character("orc", "... on StellarWindsCharacter { speed { base current limitedBy } }")["speed"]
+    assert speed == {"base": 6, "current": 2, "limitedBy": ["slowed"]}
+    t.ok("endTurn", encounterId=t.encounter, startNext=True)  # round 2, Vex
+    # total defense lasts until the start of the orc's next turn: 12 + 4 = 16 against AC 17, a miss
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 12, "damage": [6]})["facts"][0]["outcome"]["targets"][
+        0
+    ]
+    assert (shot["attack_total"], shot["defense_value"], shot["hit"]) == (16, 17, False)

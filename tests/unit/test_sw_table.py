@@ -303,3 +303,104 @@ def test_ruling_16_in_the_next_encounter_it_lapses_at_its_sustainers_first_turn_
     table.record("TurnEnded", {"encounter_id": "e2", "start_next": True})  # the orc's turn; Vex's again
     table.record("TurnEnded", {"encounter_id": "e2"})  # Vex does not sustain it: it lapses (SW-44)
     assert eid not in {e["effect_id"] for e in table.c("orc")["effects"]}
+
+
+# ------------------------------------------------------------------ SW-13, A1.10 table actions
+def act(t: Any, who: str, name: str, **rest: Any) -> dict[str, Any]:
+    out: dict[str, Any] = t.record("TableActionTaken", {"creature": who, "name": name, **rest}).outcome
+    return out
+
+
+def test_sw_13_total_defense_is_a_standard_action_giving_plus_2_to_all_defenses_until_the_next_turn(
+    table: Any,
+) -> None:
+    fight(table, "orc", "vex")
+    out = act(table, "orc", "total_defense")
+    assert out["action"] == "standard"
+    now = table.c("orc")["defenses_now"]
+    assert {d: now[d]["value"] for d in now} == {"ac": 19, "fort": 17, "ref": 16, "will": 15}
+    with pytest.raises(DomainError) as info:  # the standard action is spent
+        table.attack("orc", dict(AXE), [{"target": "vex", "face": 3, "damage_faces": [1, 1]}])
+    assert info.value.code == "NO_ACTION_LEFT"
+    table.record("TurnEnded", {"encounter_id": "e1", "start_next": True})  # Vex
+    assert table.c("orc")["defenses_now"]["ac"]["value"] == 19  # until the start of the orc's next turn
+    table.record("TurnEnded", {"encounter_id": "e1", "start_next": True})  # the orc again
+    assert table.c("orc")["defenses_now"]["ac"]["value"] == 17
+
+
+def test_sw_13_total_defense_needs_a_running_encounter(table: Any) -> None:
+    with pytest.raises(DomainError) as info:
+        act(table, "orc", "total_defense")
+    assert info.value.code == "ENCOUNTER_NOT_RUNNING"
+
+
+def test_a1_10_dropping_prone_is_a_minor_action_and_standing_up_a_move_action(table: Any) -> None:
+    fight(table, "vex", "orc")
+    assert act(table, "vex", "drop_prone")["action"] == "minor"
+    assert "prone" in table.c("vex")["conditions"]
+    with pytest.raises(DomainError) as info:
+        act(table, "vex", "drop_prone")
+    assert info.value.code == "ALREADY_PRONE"
+    up = act(table, "vex", "stand_up")
+    assert up["action"] == "move" and "prone" not in table.c("vex")["conditions"]
+    with pytest.raises(DomainError) as info:
+        act(table, "vex", "stand_up")
+    assert info.value.code in ("NOT_PRONE", "NO_ACTION_LEFT")
+
+
+def test_a1_10_standing_up_needs_to_be_prone(table: Any) -> None:
+    with pytest.raises(DomainError) as info:
+        act(table, "vex", "stand_up")
+    assert info.value.code == "NOT_PRONE"
+
+
+def test_a1_10_knocked_prone_costs_no_action_and_standing_keeps_a_powers_other_components(table: Any) -> None:
+    fight(table, "vex", "orc")
+    out = act(table, "orc", "knock_prone", source="vex")
+    assert "action" not in out and "prone" in table.c("orc")["conditions"]
+    # a power that knocks prone and dazes: standing up ends only the prone part
+    eff = {
+        "name": "slam",
+        "components": [{"condition": "prone"}, {"condition": "dazed"}],
+        "duration": {"kind": "save_ends"},
+    }
+    table.record("EffectApplied", {"target": "vex", "source": "orc", "effect": eff})
+    act(table, "vex", "stand_up")
+    assert {"prone", "dazed"} & set(table.c("vex")["conditions"]) == {"dazed"}
+
+
+def test_a1_10_slowed_and_immobilized_lower_the_speed_shown_on_the_character(table: Any) -> None:
+    assert table.c("vex")["speed"] == {"base": 6, "current": 6, "limited_by": []}
+    table.record(
+        "EffectApplied",
+        {"target": "vex", "source": "orc", "effect": {"components": [{"condition": "slowed"}]}},
+    )
+    assert table.c("vex")["speed"] == {"base": 6, "current": 2, "limited_by": ["slowed"]}
+    table.record(
+        "EffectApplied",
+        {"target": "vex", "source": "orc", "effect": {"components": [{"condition": "restrained"}]}},
+    )
+    assert table.c("vex")["speed"] == {"base": 6, "current": 0, "limited_by": ["immobilized", "slowed"]}
+
+
+def test_a1_10_deafened_takes_10_from_perception(table: Any) -> None:
+    assert table.c("vex")["perception_modifier"] == 0
+    table.record(
+        "EffectApplied",
+        {"target": "vex", "source": "orc", "effect": {"components": [{"condition": "deafened"}]}},
+    )
+    assert table.c("vex")["perception_modifier"] == -10
+
+
+def test_a1_10_a_creature_that_cannot_flank_gains_nothing_from_a_declared_flank(table: Any) -> None:
+    table.record(
+        "EffectApplied",
+        {"target": "vex", "source": "orc", "effect": {"components": [{"condition": "dazed"}]}},
+    )
+    out = table.attack(
+        "vex", dict(SWORD), [{"target": "orc", "face": 7, "damage_faces": [4], "circumstances": ["flanking"]}]
+    )
+    target = out.outcome["targets"][0]
+    # 7 + 8 = 15, no +2: a dazed creature cannot flank
+    assert target["attack_total"] == 15
+    assert target["ignored"] == [{"circumstance": "flanking", "why": "Vex is dazed and cannot flank (A1.10)"}]

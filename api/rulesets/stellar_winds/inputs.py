@@ -340,3 +340,11 @@ class ShortRestInput(MutationInput):
 class ExtendedRestInput(MutationInput):
     participant_ids: list[strawberry.ID] | None = None
     hours: int = 6
+
+
+@strawberry.input
+class KnockProneInput(MutationInput):
+    character_id: strawberry.ID
+    source_character_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Who knocked it prone (its power or shove); default: the GM's ruling."
+    )

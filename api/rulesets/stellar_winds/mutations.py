@@ -365,6 +365,33 @@ def p_extended_rest(i: I.ExtendedRestInput, look: Look) -> Plan:
     return one("ExtendedRestTaken", {"participants": ps, "hours": i.hours}, ACTORS, set(ps or ()), ps or [])
 
 
+def _table_action(name: str) -> Any:
+    """A table action of the creature itself (SW-13, A1.10): the engine derives its effect and action."""
+
+    def plan(i: core.CharacterInput, look: Look) -> Plan:
+        c = look.creature(i.character_id)
+        enc = look.view.campaign().get("active_encounter")
+        return one("TableActionTaken", {"creature": c, "name": name}, ACTORS, {c}, [c], enc)
+
+    return plan
+
+
+def p_knock_prone(i: I.KnockProneInput, look: Look) -> Plan:
+    c = look.creature(i.character_id)
+    src = (
+        look.creature(i.source_character_id, "sourceCharacterId")
+        if i.source_character_id is not None
+        else None
+    )
+    return one(
+        "TableActionTaken",
+        {"creature": c, "name": "knock_prone", "source": src},
+        ACTORS,
+        {src} if src else set(),
+        [c] + ([src] if src else []),
+    )
+
+
 def _spec(name: str, input_cls: type[Any], planner: Any, description: str) -> MutationSpec:
     return MutationSpec(name, input_cls, planner, description, ruleset=RULESET)
 
@@ -405,4 +432,25 @@ MUTATIONS: list[MutationSpec] = [
     _spec("set_level", I.SetLevelInput, p_level, "Pin (or unpin) a creature's level."),
     _spec("take_short_rest", I.ShortRestInput, p_short_rest, "A short rest."),
     _spec("take_extended_rest", I.ExtendedRestInput, p_extended_rest, "An extended rest."),
+    _spec(
+        "total_defense",
+        core.CharacterInput,
+        _table_action("total_defense"),
+        "Total defense (SW-13): a standard action, +2 to all defenses until the creature's next turn.",
+    ),
+    _spec(
+        "drop_prone", core.CharacterInput, _table_action("drop_prone"), "Drop prone: a minor action (A1.10)."
+    ),
+    _spec(
+        "stand_up",
+        core.CharacterInput,
+        _table_action("stand_up"),
+        "Stand up: a move action that ends prone (A1.10).",
+    ),
+    _spec(
+        "knock_prone",
+        I.KnockProneInput,
+        p_knock_prone,
+        "A creature is knocked prone (by a power, a shove or the GM's ruling): no action of its own.",
+    ),
 ]

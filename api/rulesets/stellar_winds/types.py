@@ -19,6 +19,13 @@ class Defense:
     )
 
 
+@strawberry.type(description="Speed in squares: the sheet's, and now (A1.10: slowed 2, immobilized 0).")
+class Speed:
+    base: int
+    current: int
+    limited_by: list[str] = strawberry.field(description="The conditions that lower it now.")
+
+
 @strawberry.type
 class Defenses:
     ac: Defense
@@ -103,6 +110,15 @@ class StellarWindsCharacter(Character):
     @strawberry.field
     def death_save_failures(self) -> int:
         return int(self.view_["death_save_failures"])
+
+    @strawberry.field(description="Speed now: slowed and immobilized lower it (A1.10).")
+    def speed(self) -> Speed:
+        s = self.view_["speed"]
+        return Speed(base=int(s["base"]), current=int(s["current"]), limited_by=list(s["limited_by"]))
+
+    @strawberry.field(description="Modifier to Perception checks from conditions (deafened: -10, A1.10).")
+    def perception_modifier(self) -> int:
+        return int(self.view_["perception_modifier"])
 
     @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
     def defenses(self) -> Defenses:

@@ -9,7 +9,7 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.stellar_winds import attacks, encounters, rules
+from domain.rulesets.stellar_winds import actions, attacks, encounters, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
@@ -32,12 +32,14 @@ HANDLERS: dict[str, Any] = {
     # B-SW-23: second wind is a standard action when used in a running encounter
     "SecondWindUsed": encounters.with_action(rules.second_wind, field="creature", fixed="standard"),
     **encounters.HANDLERS,
+    "TableActionTaken": actions.table_action,  # SW-13, A1.10: total defense, prone
 }
 
 
 ERROR_CODES: dict[str, str] = {
     "ACTION_POINT_LOCKED": "An action point was already spent since the last rest or in this encounter.",
     "ALREADY_CARED_TODAY": "Long-term care was already given today.",
+    "ALREADY_PRONE": "The creature is already prone.",
     "ALREADY_SAVED": "The creature already saved against this effect this turn.",
     "ALREADY_SUSTAINED": "The effect was already sustained this turn.",
     "CANNOT_ACT": "The creature's conditions allow no action.",
@@ -51,6 +53,7 @@ ERROR_CODES: dict[str, str] = {
     "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
     "NOT_DYING": "The creature is not dying.",
     "NOT_HELPLESS": "A coup de grace needs a helpless target.",
+    "NOT_PRONE": "The creature is not prone (nothing to stand up from).",
     "NOT_SAVE_ENDS": "The effect does not end on a save.",
     "NOT_SUSTAINED": "The effect is not sustained.",
     "NO_ACTION_POINT": "The creature has no action point.",
@@ -147,6 +150,8 @@ class StellarWinds:
             "effects": [dict(e) for e in c.effects],
             "defenses": {d: c.defenses[d] for d in ("ac", "fort", "ref", "will")},
             "defenses_now": _defenses_now(c, flags),
+            "speed": {"base": c.speed, "current": c.speed_now()[0], "limited_by": c.speed_now()[1]},
+            "perception_modifier": c.perception_mod(),
         }
 
     def encounter_view(self, state: SWState, encounter_id: str) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
 
 
 def _circumstances(
-    entry: dict[str, Any], kind: str, ctx: Any, ignored: list[dict[str, Any]]
+    entry: dict[str, Any], kind: str, ctx: Any, ignored: list[dict[str, Any]], attacker: Creature
 ) -> list[tuple[str, Any]]:
     """The declared circumstances that count. One that does not apply to the attack's kind
     (concealment on an area attack) is accepted and ignored, and ``ignored`` says why (ruling 17);
@@ -87,11 +87,19 @@ def _circumstances(
         if kind not in spec.kinds:
             why = f"{spec.label} applies only to {' or '.join(spec.kinds)} attacks, not {kind} (ruling 17)"
             ignored.append({"circumstance": name, "why": why})
+        elif name == "flanking" and _cannot_flank(attacker):
+            why = f"{attacker.name} is {', '.join(_cannot_flank(attacker))} and cannot flank (A1.10)"
+            ignored.append({"circumstance": name, "why": why})
         elif ruling is not None and not ctx.ruling_holds(ruling):
             ignored.append({"circumstance": name, "why": f"ruling {ruling} does not hold"})
         else:
             found.append((name, spec))
     return found
+
+
+def _cannot_flank(c: Creature) -> list[str]:
+    """The conditions that keep a creature from flanking (A1.10: blinded, dazed, stunned, ...)."""
+    return sorted(n for n in c.conditions() if n in CONDITIONS and CONDITIONS[n].cannot_flank)
 
 
 def adjacent_by_default(kind: str) -> bool:
@@ -137,7 +145,7 @@ def _attack_parts(
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
     has_ca = False
-    for _name, spec in _circumstances(entry, kind, ctx, ignored):
+    for _name, spec in _circumstances(entry, kind, ctx, ignored, attacker):
         if spec.combat_advantage:
             if has_ca:
                 continue

@@ -11,6 +11,7 @@ from typing import Any
 from domain import dice
 from domain.core.catalogue import CORE, Catalogue, Schema, Upcaster, copy_json, opt, req
 from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds.tables import TABLE_ACTIONS
 
 # Why a healing surge was spent (HealingSurgeSpent v2). A power or consumable that heals through
 # a surge is recorded as HealingApplied with requires_surge; a surge spent on its own is one of these.
@@ -182,6 +183,12 @@ FACTS: dict[str, Schema] = {
         "gm_exception": opt("bool", False),
     },
     "EffectApplied": {"target": req("str"), "source": req("str"), "effect": req("dict")},
+    # SW-13, A1.10: a table action the engine resolves (tables.TABLE_ACTIONS)
+    "TableActionTaken": {
+        "creature": req("str"),
+        "name": req("enum", choices=tuple(TABLE_ACTIONS)),
+        "source": opt("str", None, nullable=True),
+    },
     "EffectSustained": {
         "effect_id": req("str"),
         "action": req("enum", choices=("standard", "move", "minor")),

@@ -120,6 +120,20 @@ class Creature(CreatureBase):
     def conscious(self) -> bool:
         return self.life == "active" and not self.has_condition("unconscious")
 
+    def speed_now(self) -> tuple[int, list[str]]:
+        """A1.10: slowed makes speed 2, immobilized 0; a lower speed stays lower; the conditions
+        that limit it."""
+        found = self.conditions()
+        limits = {
+            n: CONDITIONS[n].speed for n in found if n in CONDITIONS and CONDITIONS[n].speed is not None
+        }
+        lowest = min([self.speed, *(v for v in limits.values() if v is not None)])
+        return lowest, sorted(n for n, v in limits.items() if v is not None and v < self.speed)
+
+    def perception_mod(self) -> int:
+        """A1.10 Deafened: -10 to Perception checks."""
+        return sum(CONDITIONS[n].perception_mod for n in self.conditions() if n in CONDITIONS)
+
     def has_condition(self, name: str) -> bool:
         return name in self.conditions()
 
