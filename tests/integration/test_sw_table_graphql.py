@@ -322,3 +322,19 @@ def test_sw_13_a1_10_total_defense_and_prone_are_commands_whose_effects_the_engi
         0
     ]
     assert (shot["attack_total"], shot["defense_value"], shot["hit"]) == (16, 17, False)
+
+
+def test_c0_4_the_gms_overrides_are_honoured_by_the_fold_or_refused_with_a_typed_error(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Orc": {}})
+    # 12 + 4 = 16 against AC 15: a hit for the d10's 6, 30 -> 24
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 12, "damage": [6]})
+    position = shot["facts"][0]["position"]
+    assert t.hp("orc") == 24
+    t.ok("overrideOutcome", position=position, field="amount", value=10, reason="GM: a called shot")
+    assert t.hp("orc") == 20
+    before = t.position()
+    for field, value, code in (("hp", 1, "NOT_OVERRIDABLE"), ("amount", "lots", "INVALID_INPUT")):
+        refused = t.m("overrideOutcome", position=position, field=field, value=value, reason="GM")
+        assert [e["code"] for e in refused["userErrors"]] == [code] and t.position() == before
+    t.ok("overrideOutcome", position=position, field="hit", value=False, reason="GM: it ducked")
+    assert t.hp("orc") == 30  # a miss deals nothing (the amount override applies only to a hit)

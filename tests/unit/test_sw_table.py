@@ -404,3 +404,69 @@ def test_a1_10_a_creature_that_cannot_flank_gains_nothing_from_a_declared_flank(
     # 7 + 8 = 15, no +2: a dazed creature cannot flank
     assert target["attack_total"] == 15
     assert target["ignored"] == [{"circumstance": "flanking", "why": "Vex is dazed and cannot flank (A1.10)"}]
+
+
+# ------------------------------------------------------------------ C0.4 GM overrides
+def test_c0_4_an_override_of_damage_taken_amount_changes_the_hit_points(table: Any) -> None:
+    hit = table.deal_damage("vex", amount=8)
+    assert table.c("vex")["hp"] == 32
+    table.override(hit.position, "amount", 3, "GM: the blast was mostly absorbed")
+    assert table.c("vex")["hp"] == 37
+
+
+def test_c0_4_an_override_of_an_attacks_damage_for_one_target(table: Any) -> None:
+    table.monster("imp", max_hp=20)
+    out = table.attack(
+        "vex",
+        dict(BURST),
+        [{"target": "orc", "face": 15}, {"target": "imp", "face": 15}],
+        damage_faces=[4],
+    )
+    assert (table.c("orc")["hp"], table.c("imp")["hp"]) == (46, 16)
+    table.override(out.position, "amount:imp", 10, "GM: the imp was at the centre")
+    assert (table.c("orc")["hp"], table.c("imp")["hp"]) == (46, 10)
+
+
+def test_c0_4_overrides_of_healing_saves_death_saves_and_first_aid_are_honoured(table: Any) -> None:
+    table.deal_damage("vex", amount=20)
+    heal = table.heal("vex", flat=5)
+    table.override(heal.position, "amount", 12, "GM: a double dose")
+    assert table.c("vex")["hp"] == 20 + 12
+    eff = {"name": "slow", "components": [{"condition": "slowed"}], "duration": {"kind": "save_ends"}}
+    eid = table.record("EffectApplied", {"target": "vex", "source": "orc", "effect": eff}).outcome[
+        "effect_id"
+    ]
+    save = table.record(
+        "SavingThrowRolled", {"creature": "vex", "effect_id": eid, "roll": table.app.roll("1d20", faces=[3])}
+    )
+    assert "slowed" in table.c("vex")["conditions"]
+    table.override(save.position, "success", True, "GM: the ally's shout counts")
+    assert "slowed" not in table.c("vex")["conditions"]
+    table.deal_damage("vex", amount=32 + 12 + 1)  # HP 0, wounds -1: dying
+    ds = table.death_save("vex", face=4)
+    assert table.c("vex")["death_save_failures"] == 1
+    table.override(ds.position, "total", 12, "GM: misread die")
+    assert table.c("vex")["death_save_failures"] == 0
+    aid = table.stabilize("vex", check="1d20", faces=[2])
+    assert table.c("vex")["life"] == "dying"
+    table.override(aid.position, "success", True, "GM: the medkit did it")
+    assert table.c("vex")["life"] == "stabilized"
+
+
+def test_c0_4_an_override_the_fold_would_not_read_is_refused_and_nothing_is_stored(table: Any) -> None:
+    hit = table.deal_damage("vex", amount=8)
+    before = table.position
+    for field, value, code in (
+        ("hp", 1, "NOT_OVERRIDABLE"),
+        ("amount", "lots", "INVALID_INPUT"),
+        ("amount:vex", 1, "NOT_OVERRIDABLE"),
+    ):
+        with pytest.raises(DomainError) as info:
+            table.override(hit.position, field, value, "GM")
+        assert info.value.code == code, field
+    attack = bow_at_orc(table, 15)
+    assert attack["hit"]
+    with pytest.raises(DomainError) as info:
+        table.override(table.position, "hit:nobody", False, "GM")
+    assert info.value.code == "INVALID_INPUT"
+    assert table.position == before + 1

@@ -9,7 +9,7 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.stellar_winds import actions, attacks, encounters, rules
+from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
@@ -53,6 +53,7 @@ ERROR_CODES: dict[str, str] = {
     "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
     "NOT_DYING": "The creature is not dying.",
     "NOT_HELPLESS": "A coup de grace needs a helpless target.",
+    "NOT_OVERRIDABLE": "The fold does not read an override of this field on this fact (C0.4).",
     "NOT_PRONE": "The creature is not prone (nothing to stand up from).",
     "NOT_SAVE_ENDS": "The effect does not end on a save.",
     "NOT_SUSTAINED": "The effect is not sustained.",
@@ -102,6 +103,10 @@ class StellarWinds:
 
     def validate_flag(self, flag: str, value: Any) -> Any:
         return validate_flag(flag, value)
+
+    def check_override(self, fact_type: str, payload: dict[str, Any], field: str, value: Any) -> Any:
+        """C0.4: only the overrides the fold honours (``overrides.OVERRIDABLE``)."""
+        return overrides.check(fact_type, payload, field, value)
 
     def apply(self, state: SWState, fact_type: str, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
         handler = HANDLERS.get(fact_type)

@@ -14,7 +14,7 @@ from typing import Any
 
 from domain import dice
 from domain.errors import InvalidInput
-from domain.rulesets.stellar_winds import bonuses, effects
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.rules import creature, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState
@@ -247,11 +247,10 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         if p["coup_de_grace"] and hit:
             crit = True  # adopted ruling 13: any hit is a critical hit
         overridden = {}
-        for key, label in (("hit", "hit"), ("crit", "crit")):
-            for name in (f"{key}:{target.id}", f"{key}:{i}", key):
-                if name in ctx.overrides:
-                    overridden[label] = bool(ctx.overrides[name])
-                    break
+        for key in ("hit", "crit"):  # C0.4 (overrides.OVERRIDABLE)
+            value, given = overrides.value(ctx, key, target.id, i)
+            if given:
+                overridden[key] = bool(value)
         hit = overridden.get("hit", hit)
         crit = overridden.get("crit", crit) and hit
         droll = p["damage"] if (shared or p["damage"] is not None) else entry.get("damage")
@@ -277,15 +276,25 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         )
     # Every precondition has been checked: now apply, target by target.
     results = []
-    for target, droll, res in plans:
+    for i, (target, droll, res) in enumerate(plans):
         hit, crit = res["hit"], res["crit"]
         applies = hit or power["miss"] == "half"
-        if droll is not None and applies and target.life != "dead":
+        fiat, amount_given = overrides.value(ctx, "amount", target.id, i)  # C0.4
+        if (droll is not None or amount_given) and applies and target.life != "dead":
             crit_mode = state.flags["sw.crit_mode"]
-            raw = dice.maximum(droll) if crit and crit_mode == "max" else dice.roll_total(droll)
+            if droll is None:
+                raw = 0
+            elif crit and crit_mode == "max":
+                raw = dice.maximum(droll)
+            else:
+                raw = dice.roll_total(droll)
             if crit and p["extra_crit"] is not None:
                 raw += dice.roll_total(p["extra_crit"])
             amount, steps = dmg.modify(target, raw, power["damage_types"], half=not hit, weakened=weakened)
+            if amount_given:
+                amount = int(fiat)
+                steps.append({"step": "GM override (C0.4)", "value": amount})
+                res["overridden"]["amount"] = amount
             wounding = crit and crit_mode == "wounding"
             if p["coup_de_grace"] and crit and amount >= target.bloodied_value:
                 delivered = dmg.deliver(state, target, amount, wounding=wounding)

@@ -35,7 +35,7 @@ from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
 from domain.errors import InvalidInput, RuleViolation
-from domain.rulesets.stellar_winds import bonuses, effects
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.rules import _holds, creature, in_turn, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState, initiative_bonus
@@ -451,6 +451,9 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     mods = bonuses.total(parts)
     total = dice.roll_total(p["roll"]) + mods
     success = total >= SAVE_DC
+    fiat, given = overrides.value(ctx, "success")  # C0.4
+    if given:
+        success = bool(fiat)
     if enc is not None:
         enc.turn_log["saved"] = [*enc.turn_log.get("saved", ()), e["effect_id"]]
     out: dict[str, Any] = {

@@ -13,7 +13,7 @@ from typing import Any
 from domain import dice
 from domain.core.catalogue import check_field
 from domain.errors import InvalidInput, NotFound, RuleViolation
-from domain.rulesets.stellar_winds import bonuses, effects
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.facts import ABILITIES, DEFENSES, FACTS
 from domain.rulesets.stellar_winds.state import (
@@ -155,6 +155,10 @@ def damage_taken(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     not_dead(c, ctx, "target")
     rolled = (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["amount"]
     amount, steps = dmg.modify(c, rolled, p["types"], half=p["half"])
+    fiat, given = overrides.value(ctx, "amount")  # C0.4
+    if given:
+        amount = int(fiat)
+        steps.append({"step": "GM override (C0.4)", "value": amount})
     result = dmg.deliver(state, c, amount, wounding=p["wounding"], nonlethal=p["nonlethal"])
     return {"target": c.id, "types": p["types"], "steps": steps, **result}
 
@@ -185,6 +189,9 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         {"source": "flat", "value": p["flat"]},
     ]
     parts = [x for x in parts if x["value"] or x["source"] == "dice" and p["roll"]]
+    fiat, given = overrides.value(ctx, "amount")  # C0.4
+    if given:
+        parts.append({"source": "GM override (C0.4)", "value": int(fiat) - sum(x["value"] for x in parts)})
     result = dmg.heal(state, c, max(0, sum(x["value"] for x in parts)), magical=p["magical"])
     return {"target": c.id, "surge_spent": surge_spent, "parts": parts, **result}
 
@@ -255,6 +262,9 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     natural = dice.natural(p["roll"])
     mods = bonuses.total(bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags))
     total = dice.roll_total(p["roll"]) + mods
+    fiat, given = overrides.value(ctx, "total")  # C0.4
+    if given:
+        total = int(fiat)
     if total >= 20 and c.surges > 0:
         dmg.can_heal(c)
     outcome: dict[str, Any] = {"creature": c.id, "natural": natural, "total": total}
@@ -298,6 +308,9 @@ def stabilization(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
     dc = p["dc"] if p["dc"] is not None else state.flags["sw.first_aid_stabilize_dc"]
     total = dice.roll_total(p["roll"]) if p["roll"] else None
     success = total is None or total >= dc
+    fiat, given = overrides.value(ctx, "success")  # C0.4
+    if given:
+        success = bool(fiat)
     if success:
         c.life = "stabilized"
     return {"target": c.id, "total": total, "dc": dc, "success": success, "life_after": c.life}
