@@ -142,6 +142,7 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
         ("takeShortRest", lambda t: {"participantIds": [t.aria]}, True),
         ("takeExtendedRest", lambda t: {"participantIds": [t.aria]}, True),
         ("totalDefense", lambda t: {"characterId": t.aria}, True),
+        ("rollExplosiveSave", lambda t: {"characterId": t.aria, "dc": 15, "amount": 1}, True),
         ("dropProne", lambda t: {"characterId": t.aria}, True),
         ("standUp", lambda t: {"characterId": t.aria}, True),
         ("knockProne", lambda t: {"characterId": t.brom, "sourceCharacterId": t.aria}, True),

@@ -338,3 +338,47 @@ def test_c0_4_the_gms_overrides_are_honoured_by_the_fold_or_refused_with_a_typed
         assert [e["code"] for e in refused["userErrors"]] == [code] and t.position() == before
     t.ok("overrideOutcome", position=position, field="hit", value=False, reason="GM: it ducked")
     assert t.hp("orc") == 30  # a miss deals nothing (the amount override applies only to a hit)
+
+
+def test_the_flags_that_accepted_only_their_default_now_change_the_numbers(g: GQL) -> None:
+    t = Table(g, {})
+    for flag, value in (("rounding", "up"), ("sw.crit_mode", "wounding_1W"), ("sw.max_wounds", 12)):
+        t.ok("setRulesFlag", flag=flag, value=value)
+    t.ids = {name.lower(): pc(g, t.cid, t.gm, name) for name in ("Vex", "Orc")}
+    # rounding up (B-X-6): a surge is 30 / 4 = 7.5 -> 8
+    assert (
+        t.character("vex", "... on StellarWindsCharacter { healingSurges { value } }")["healingSurges"][
+            "value"
+        ]
+        == 8
+    )
+    # a planted explosive (B-SW-20): d20 9 + (Reflex 13 - 10) = 12 against DC 12, saved: half of
+    # 3d6 = 6 + 5 + 4 = 15, rounded up: 8. 30 -> 22
+    out = t.ok(
+        "rollExplosiveSave",
+        characterId=t.ids["orc"],
+        dc=12,
+        roll=d("1d20", 9),
+        damageRoll=d("3d6", 6, 5, 4),
+        explosive="satchel charge",
+    )
+    saved = out["facts"][0]["outcome"]
+    assert (saved["total"], saved["success"], saved["amount"]) == (12, True, 8) and t.hp("orc") == 22
+    # a critical hit read literally (B-SW-5, wounding_1W): only one [W], the 5, as wounding damage
+    axe = {
+        "name": "axe",
+        "kind": "MELEE",
+        "defense": "AC",
+        "attackBonus": 4,
+        "damage": "2[W]+4",
+        "weapon": "1d6",
+    }
+    crit = t.attack("vex", axe, {"name": "orc", "d20": 20, "damage": [5, 3]})["facts"][0]["outcome"][
+        "targets"
+    ][0]
+    assert (crit["crit"], crit["damage"]["amount"], crit["damage"]["wounds_lost"]) == (True, 5, 5)
+    # max wounds 12 for everyone now (B-SW-4): the orc's 12 - 5 = 7; its HP stay 22
+    wounds = t.character(
+        "orc", "hitPoints { current } ... on StellarWindsCharacter { wounds { current max } }"
+    )
+    assert wounds == {"hitPoints": {"current": 22}, "wounds": {"current": 7, "max": 12}}

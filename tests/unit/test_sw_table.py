@@ -470,3 +470,78 @@ def test_c0_4_an_override_the_fold_would_not_read_is_refused_and_nothing_is_stor
         table.override(table.position, "hit:nobody", False, "GM")
     assert info.value.code == "INVALID_INPUT"
     assert table.position == before + 1
+
+
+# ------------------------------------------------------------------ flags beyond their defaults
+def test_b_x_6_rounding_up_or_to_nearest_changes_halves_quarters_and_half_levels(make_table: Any) -> None:
+    for mode, bloodied, surge, half in (("floor", 20, 10, 2), ("up", 21, 11, 3), ("nearest", 21, 10, 3)):
+        t = make_table({"rounding": mode})
+        t.pc("vex", max_hp=41, level=5)  # 41 / 2 = 20.5; 41 / 4 = 10.25; level 5 / 2 = 2.5
+        t.monster("orc")
+        vex = t.c("vex")
+        assert (vex["bloodied_value"], vex["surge_value"]) == (bloodied, surge), mode
+        assert vex["initiative_bonus"] == half + 2, mode  # Dexterity 14: +2
+        # a miss for half damage: 2d6+4 = 1 + 2 + 4 = 7, halved: 3.5
+        out = t.attack("orc", {**AXE, "miss": "half"}, [{"target": "vex", "face": 2, "damage_faces": [1, 2]}])
+        assert out.outcome["targets"][0]["damage"]["amount"] == {"floor": 3, "up": 4, "nearest": 4}[mode]
+
+
+def test_b_sw_4_max_wounds_may_be_one_number_for_every_creature(make_table: Any) -> None:
+    t = make_table({"sw.max_wounds": 8})
+    t.pc("vex", con=12)
+    t.pc("kira", con=16, max_wounds=20)  # a sheet's own maximum wins
+    assert (t.c("vex")["max_wounds"], t.c("vex")["wounds"]) == (8, 8)
+    assert t.c("kira")["max_wounds"] == 20
+    with pytest.raises(InvalidInput):
+        make_table({"sw.max_wounds": "con_modifier"})
+
+
+def test_b_sw_14_resist_stacking_sum_adds_resistances_of_a_type(make_table: Any) -> None:
+    for mode, taken in (("highest", 10 - 5), ("sum", 10 - 8)):
+        t = make_table({"sw.resist_stacking": mode})
+        t.pc("vex", resist={"fire": 5})
+        ward = {"name": "ward", "components": [{"resist": {"type": "fire", "value": 3}}]}
+        t.record("EffectApplied", {"target": "vex", "source": "vex", "effect": ward})
+        assert t.deal_damage("vex", amount=10, types=["fire"]).outcome["amount"] == taken, mode
+
+
+def test_b_sw_14_multi_type_resist_highest_uses_the_best_of_the_types(make_table: Any) -> None:
+    for mode, taken in (("lowest_if_all", 10), ("highest", 10 - 5)):
+        t = make_table({"sw.multi_type_resist": mode})
+        t.pc("vex", resist={"fire": 5})
+        assert t.deal_damage("vex", amount=10, types=["fire", "cold"]).outcome["amount"] == taken, mode
+
+
+def test_b_sw_5_crit_mode_wounding_1w_deals_one_weapon_die_as_wounding_damage(make_table: Any) -> None:
+    t = make_table({"sw.crit_mode": "wounding_1W"})
+    t.pc("vex")
+    t.monster("orc")
+    axe = {**AXE, "damage": "2[W]+4", "weapon": "1d6"}
+    # Vex's natural 20 (28 against AC 17: a critical hit): 2[W]+4 rolled 5 and 3 (+4 = 12); read
+    # literally only one [W] counts: 5 wounding damage
+    out = t.attack("vex", axe, [{"target": "orc", "face": 20, "damage_faces": [5, 3]}]).outcome
+    dealt = out["targets"][0]["damage"]
+    assert (dealt["amount"], dealt["wounding"], dealt["wounds_lost"]) == (5, True, 5)
+    assert (t.c("orc")["hp"], t.c("orc")["wounds"]) == (50, 12 - 5)
+
+
+def test_b_sw_20_a_planted_explosive_save_is_d20_plus_reflex_minus_10_for_half_damage(
+    make_table: Any,
+) -> None:
+    t = make_table()
+    t.pc("vex")  # Reflex 16: +6
+    roll = t.app.roll("1d20", faces=[9])
+    boom = t.app.roll("3d6", faces=[6, 5, 4])
+    out = t.record("ExplosiveSaveRolled", {"target": "vex", "roll": roll, "dc": 15, "damage": boom}).outcome
+    # 9 + 6 = 15 >= DC 15: half of 15 = 7
+    assert (out["total"], out["success"], out["amount"]) == (15, True, 7)
+    assert t.c("vex")["hp"] == 40 - 7
+
+
+def test_b_sw_20_the_flag_half_level_plus_dex_is_a_dexterity_check(make_table: Any) -> None:
+    t = make_table({"sw.explosive_save": "half_level_plus_dex"})
+    t.pc("vex")  # level 5: +2, Dexterity 14: +2
+    roll = t.app.roll("1d20", faces=[9])
+    out = t.record("ExplosiveSaveRolled", {"target": "vex", "roll": roll, "dc": 15, "amount": 15}).outcome
+    # 9 + 4 = 13 < 15: the full 15
+    assert (out["total"], out["success"], out["amount"]) == (13, False, 15)

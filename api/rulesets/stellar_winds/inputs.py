@@ -348,3 +348,17 @@ class KnockProneInput(MutationInput):
     source_character_id: strawberry.ID | None = strawberry.field(
         default=None, description="Who knocked it prone (its power or shove); default: the GM's ruling."
     )
+
+
+@strawberry.input
+class ExplosiveSaveInput(MutationInput):
+    character_id: strawberry.ID
+    dc: int = strawberry.field(description="The explosive's DC (B-SW-20).")
+    roll: DiceInput | None = strawberry.field(
+        default=None, description="The save's d20. Default: by the server."
+    )
+    damage_roll: DiceInput | None = strawberry.field(default=None, description="The explosive's damage dice.")
+    amount: int = 0
+    types: list[str] = strawberry.field(default_factory=list)
+    explosive: str = ""
+    modifiers: JSON | None = None

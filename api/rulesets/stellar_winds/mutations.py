@@ -392,6 +392,26 @@ def p_knock_prone(i: I.KnockProneInput, look: Look) -> Plan:
     )
 
 
+def p_explosive_save(i: I.ExplosiveSaveInput, look: Look) -> Plan:
+    c = look.creature(i.character_id)
+    return one(
+        "ExplosiveSaveRolled",
+        {
+            "target": c,
+            "roll": look.roll(i.roll, "1d20"),
+            "dc": i.dc,
+            "damage": look.roll(i.damage_roll),
+            "amount": i.amount,
+            "types": i.types,
+            "explosive": i.explosive,
+            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+        },
+        ACTORS,
+        {c},
+        [c],
+    )
+
+
 def _spec(name: str, input_cls: type[Any], planner: Any, description: str) -> MutationSpec:
     return MutationSpec(name, input_cls, planner, description, ruleset=RULESET)
 
@@ -446,6 +466,12 @@ MUTATIONS: list[MutationSpec] = [
         core.CharacterInput,
         _table_action("stand_up"),
         "Stand up: a move action that ends prone (A1.10).",
+    ),
+    _spec(
+        "roll_explosive_save",
+        I.ExplosiveSaveInput,
+        p_explosive_save,
+        "A planted explosive: the target's save for half damage (B-SW-20; flag sw.explosive_save).",
     ),
     _spec(
         "knock_prone",

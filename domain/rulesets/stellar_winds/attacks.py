@@ -97,6 +97,13 @@ def _circumstances(
     return found
 
 
+def one_weapon_die(roll: dict[str, Any], weapon: str | None) -> int:
+    """One [W] of a damage roll: the weapon's dice (``2d6``: the first two dice; without a
+    declared weapon, the first die), without modifiers (``sw.crit_mode = "wounding_1W"``)."""
+    count = dice.dice_count(weapon) if weapon else 1
+    return sum(face for _sides, face in dice.dice_of(roll)[:count])
+
+
 def _cannot_flank(c: Creature) -> list[str]:
     """The conditions that keep a creature from flanking (A1.10: blinded, dazed, stunned, ...)."""
     return sorted(n for n in c.conditions() if n in CONDITIONS and CONDITIONS[n].cannot_flank)
@@ -286,17 +293,21 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 raw = 0
             elif crit and crit_mode == "max":
                 raw = dice.maximum(droll)
+            elif crit and crit_mode == "wounding_1W":
+                raw = one_weapon_die(droll, power["weapon"])  # B-SW-5 point 1, read literally
             else:
                 raw = dice.roll_total(droll)
             if crit and p["extra_crit"] is not None:
                 raw += dice.roll_total(p["extra_crit"])
-            amount, steps = dmg.modify(target, raw, power["damage_types"], half=not hit, weakened=weakened)
+            amount, steps = dmg.modify(
+                target, raw, power["damage_types"], half=not hit, weakened=weakened, flags=state.flags
+            )
             if amount_given:
                 amount = int(fiat)
                 steps.append({"step": "GM override (C0.4)", "value": amount})
                 res["overridden"]["amount"] = amount
-            wounding = crit and crit_mode == "wounding"
-            if p["coup_de_grace"] and crit and amount >= target.bloodied_value:
+            wounding = crit and crit_mode in ("wounding", "wounding_1W")
+            if p["coup_de_grace"] and crit and amount >= target.bloodied_value(state.flags):
                 delivered = dmg.deliver(state, target, amount, wounding=wounding)
                 target.life = "dead"  # B-SW-12: slain outright
                 delivered["life_after"] = "dead"

@@ -280,7 +280,9 @@ def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
         if c.life == "dead":
             break
         amount, eid = worst[kind]
-        taken, steps = dmg.modify(c, amount, [] if kind == "untyped" else [kind], ongoing=True)
+        taken, steps = dmg.modify(
+            c, amount, [] if kind == "untyped" else [kind], ongoing=True, flags=state.flags
+        )
         out.append({"type": kind, "effect_id": eid, "steps": steps, **dmg.deliver(state, c, taken)})
     return out
 

@@ -156,6 +156,17 @@ FACTS: dict[str, Schema] = {
         "reason": opt("str", ""),
     },
     "LevelSet": {"creature": req("str"), "level": req("int", minimum=1, maximum=30, nullable=True)},
+    # B-SW-20 ruling 3: a planted explosive; the target's save (its d20) for half damage
+    "ExplosiveSaveRolled": {
+        "target": req("str"),
+        "roll": req("roll"),
+        "dc": req("int", minimum=0, maximum=100),
+        "damage": opt("roll", None, nullable=True),
+        "amount": opt("int", 0, minimum=0, maximum=100_000),
+        "types": opt("list_str", []),
+        "explosive": opt("str", ""),
+        "modifiers": opt("list_dict", []),
+    },
     "AttackMade": {
         "attacker": req("str"),
         "power": req("dict"),

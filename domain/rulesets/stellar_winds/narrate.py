@@ -294,6 +294,15 @@ class StellarWindsNarrator(Narrator):
             sentences.append(text)
         return " ".join(x if x.endswith(".") else x + "." for x in sentences)
 
+    def _ExplosiveSaveRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["target"], s)
+        what = self.m.esc(p.get("explosive") or "an explosive")
+        head = f"{who} makes a save against {what}: {self.roll(p['roll'])}"
+        if o is None:
+            return head + "."
+        verdict = "half damage" if o["success"] else "full damage"
+        return f"{head}, {o['total']} vs DC {o['dc']}: {verdict}; {self.damage_text(o, p.get('damage'))}."
+
     def _TableActionTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["creature"], s)
         by = f" by {self.name(p['source'], s)}" if p.get("source") and p["source"] != p["creature"] else ""

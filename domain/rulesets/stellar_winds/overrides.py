@@ -34,6 +34,7 @@ OVERRIDABLE: dict[str, dict[str, Any]] = {
     "SavingThrowRolled": {"success": _flag},
     "DeathSavingThrowRolled": {"total": _whole},  # the result follows from the total (SW-42)
     "StabilizationAttempted": {"success": _flag},
+    "ExplosiveSaveRolled": {"success": _flag},
 }
 
 
