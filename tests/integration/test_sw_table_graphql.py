@@ -382,3 +382,21 @@ def test_the_flags_that_accepted_only_their_default_now_change_the_numbers(g: GQ
         "orc", "hitPoints { current } ... on StellarWindsCharacter { wounds { current max } }"
     )
     assert wounds == {"hitPoints": {"current": 22}, "wounds": {"current": 7, "max": 12}}
+
+
+def test_a1_10_invisible_gives_combat_advantage_and_total_concealment(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Orc": {}})
+    t.ok(
+        "applyEffect",
+        characterId=t.ids["vex"],
+        sourceCharacterId=t.ids["vex"],
+        effect={"name": "cloak", "components": [{"condition": "invisible"}]},
+    )
+    # Vex, unseen: 9 + 4 + 2 (combat advantage) = 15 against AC 15, a hit for 6
+    shot = t.attack("vex", BOW, {"name": "orc", "d20": 9, "damage": [6]})["facts"][0]["outcome"]["targets"][0]
+    assert (shot["attack_total"], shot["hit"]) == (15, True) and t.hp("orc") == 24
+    # the orc shoots at what it cannot see: 15 + 4 - 5 (total concealment) = 14 against AC 15, a miss
+    back = t.attack("orc", BOW, {"name": "vex", "d20": 15, "damage": [6]})["facts"][0]["outcome"]["targets"][
+        0
+    ]
+    assert (back["attack_total"], back["hit"]) == (14, False) and t.hp("vex") == 30

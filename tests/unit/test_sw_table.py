@@ -545,3 +545,34 @@ def test_b_sw_20_the_flag_half_level_plus_dex_is_a_dexterity_check(make_table: A
     out = t.record("ExplosiveSaveRolled", {"target": "vex", "roll": roll, "dc": 15, "amount": 15}).outcome
     # 9 + 4 = 13 < 15: the full 15
     assert (out["total"], out["success"], out["amount"]) == (13, False, 15)
+
+
+def condition(t: Any, who: str, name: str) -> None:
+    t.record("EffectApplied", {"target": who, "source": who, "effect": {"components": [{"condition": name}]}})
+
+
+def test_a1_10_an_invisible_attacker_has_combat_advantage(table: Any) -> None:
+    condition(table, "vex", "invisible")
+    shot = bow_at_orc(table, 5)
+    # 5 + 8 + 2 = 15
+    assert shot["attack_total"] == 15
+    assert {"source": "combat advantage (attacker invisible)", "value": 2} in shot["attack_parts"]
+
+
+def test_a1_10_an_invisible_target_has_total_concealment_and_grants_no_combat_advantage(table: Any) -> None:
+    condition(table, "orc", "invisible")
+    condition(table, "orc", "dazed")  # would grant combat advantage, but Vex cannot see it
+    shot = bow_at_orc(table, 15)
+    # 15 + 8 - 5 = 18
+    assert shot["attack_total"] == 18
+    sources = [p["source"] for p in shot["attack_parts"]]
+    assert "total concealment (target invisible)" in sources and not any(
+        "combat advantage" in s for s in sources
+    )
+    # declared total concealment is not counted twice
+    assert bow_at_orc(table, 15, circumstances=["total_concealment"])["attack_total"] == 18
+
+
+def test_a1_10_blinded_takes_10_from_perception(table: Any) -> None:
+    condition(table, "vex", "blinded")
+    assert table.c("vex")["perception_modifier"] == -10

@@ -34,7 +34,8 @@ class Condition:
     resist_all: int = 0  # petrified
     implies: tuple[str, ...] = ()  # further conditions it brings
     speed: int | None = None  # slowed: speed becomes 2 (a lower speed stays lower); immobilized: 0
-    perception_mod: int = 0  # deafened: -10 to Perception checks
+    perception_mod: int = 0  # deafened, blinded: -10 to Perception checks
+    unseen: bool = False  # invisible: attackers cannot see it; it has combat advantage (A1.10, A1.5)
 
 
 CONDITIONS: dict[str, Condition] = {
@@ -44,6 +45,7 @@ CONDITIONS: dict[str, Condition] = {
         attack_penalty_kinds=("melee", "ranged"),
         cannot_see=True,
         cannot_flank=True,
+        perception_mod=-10,
     ),
     "dazed": Condition(
         grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True
@@ -74,7 +76,7 @@ CONDITIONS: dict[str, Condition] = {
     ),
     "weakened": Condition(half_damage_dealt=True),
     # statuses
-    "invisible": Condition(),
+    "invisible": Condition(unseen=True),
     "insubstantial": Condition(half_damage_taken=True),
     "grabbed": Condition(implies=("immobilized",)),
 }
