@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.errors import RuleViolation
+from domain.errors import NotFound, RuleViolation
 from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds import encounters as sw_encounters
 from domain.rulesets.stellar_winds.rules import creature, not_dead, require
@@ -29,7 +29,8 @@ def _resolve(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = creature(state, p["creature"])
     not_dead(c, ctx)
     source = p.get("source") or c.id
-    creature(state, source, "source")
+    if source not in state.creatures:  # read only: the source does not change
+        raise NotFound(f"no creature {source!r} in this campaign", field="source")
     if spec.conscious:
         require(c.conscious, f"{c.name} is not conscious", "NOT_CONSCIOUS", ctx)
     conditions = c.conditions()
