@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from domain.errors import DomainError, InvalidInput
+from domain.rulesets.stellar_winds import bonuses
+from domain.rulesets.stellar_winds.state import divide
 from tests.unit.conftest import AXE
 
 BOW = {"name": "bow", "kind": "ranged", "defense": "ac", "attack_bonus": 8, "damage": "1d10"}
@@ -576,3 +580,33 @@ def test_a1_10_an_invisible_target_has_total_concealment_and_grants_no_combat_ad
 def test_a1_10_blinded_takes_10_from_perception(table: Any) -> None:
     condition(table, "vex", "blinded")
     assert table.c("vex")["perception_modifier"] == -10
+
+
+# ------------------------------------------------------------------ laws
+PART = st.fixed_dictionaries(
+    {"source": st.sampled_from(["a", "b", "c", "d"]), "value": st.integers(-5, 5)},
+    optional={"type": st.sampled_from(["power", "item", "shield", "untyped"])},
+)
+
+
+@given(st.lists(PART, max_size=8))
+def test_sw_17_law_per_type_only_the_highest_bonus_counts_and_everything_else_adds(
+    parts: list[dict[str, Any]],
+) -> None:
+    flags = {"sw.bonus_stacking": "highest_per_type"}
+    counted = bonuses.stack(parts, flags)
+    typed = [p for p in parts if p.get("type") not in (None, "untyped") and p["value"] > 0]
+    rest = [p for p in parts if p not in typed]
+    best = {}
+    for p in typed:
+        best[p["type"]] = max(best.get(p["type"], 0), p["value"])
+    assert bonuses.total(counted) == sum(p["value"] for p in rest) + sum(best.values())
+    assert bonuses.total(counted) <= bonuses.total(bonuses.stack(parts, {"sw.bonus_stacking": "all"}))
+    assert bonuses.total(bonuses.stack(list(reversed(parts)), flags)) == bonuses.total(counted)
+
+
+@given(st.integers(0, 10_000), st.sampled_from([2, 4]))
+def test_b_x_6_law_rounding_modes_differ_by_at_most_one_and_keep_their_order(n: int, d: int) -> None:
+    floor, up, nearest = (divide(n, d, {"rounding": m}) for m in ("floor", "up", "nearest"))
+    assert floor == n // d and floor <= nearest <= up <= floor + 1
+    assert up * d >= n and floor * d <= n
