@@ -5,8 +5,8 @@ The mutation mix is what a table does during a fight, one request per action: an
 melee strike, the server rolls the dice), damage dealt, a heal, the end of a turn. The bench
 registers four monsters with huge hit points that fight each other (the generated party may
 be dying or dead wherever the campaign was cut), so the fight never ends however many
-requests are sent; attacks declare no action, so any client may send any of them in any
-order and every one is accepted (a refusal would be cheaper than an accepted fact, so
+requests are sent; attacks use no action (`action: "none"`), so any client may send any of them
+in any order and every one is accepted (a refusal would be cheaper than an accepted fact, so
 each response's ``userErrors`` is checked). The query mix: one character's hit points, the
 live encounter, a history page at a random position.
 """
@@ -214,6 +214,7 @@ def mutation(table: Table, k: int, rng: random.Random) -> tuple[str, dict[str, A
                 "attackerId": table.character(attacker),
                 "power": power,
                 "targets": [{"characterId": monster}],
+                "action": "none",  # an attack uses a standard action by default: this mix's use none
             }
         }
     if kind == 1:

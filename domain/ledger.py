@@ -974,6 +974,12 @@ class Ledger:
             target = self._target(p["target"])
             if target.type in META_TYPES:
                 raise InvalidInput(f"a {target.type} has no derived outcome to override", field="target")
+            # C0.4: a ruleset that lists what its fold reads refuses any other field (keeping an
+            # orphan is the ledger's own and always allowed)
+            check_override = getattr(self.ruleset, "check_override", None)
+            if p["field"] != "orphan" and check_override is not None:
+                payload = res.amended.get(target.seq, target.payload)
+                p["value"] = check_override(target.type, payload, p["field"], p["value"])
         elif t == "RulingRecorded":
             if p["ruling_id"] in self._rulings_recorded:
                 raise InvalidInput(f"ruling {p['ruling_id']!r} already exists", field="ruling_id")

@@ -768,8 +768,9 @@ def before_turns(
 def with_action(rules: EncounterRules, handler: Handler, *, field: str, fixed: str | None = None) -> Handler:
     """Wrap a ruleset handler so that, in a running encounter, it uses an action (``fixed``, or
     the payload's ``action``) through the economy. The check runs before the handler and the
-    budget changes only after it succeeds, so a refused or orphaned fact changes nothing. Without
-    a declared action, a creature whose conditions allow no action at all is refused."""
+    budget changes only after it succeeds, so a refused or orphaned fact changes nothing. When no
+    action is counted (none declared, or no running encounter), a creature whose conditions allow
+    no action at all is still refused."""
 
     def wrapped(state: Any, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         action = fixed or p.get("action")
@@ -784,7 +785,7 @@ def with_action(rules: EncounterRules, handler: Handler, *, field: str, fixed: s
         if enc is not None and action is not None:
             _not_dead(state, rules, cid, ctx, field)
             note = check_action(state, enc, rules, cid, action, ctx)
-        if known and action is None and rules.enforce_turns(state):
+        if known and enc is None and rules.enforce_turns(state):  # no action counted: still an act
             limit, why = rules.action_limit(state, state.encounter, cid)
             require(limit.free, f"{_name(state, cid)} is {why} and cannot act", limit.code, ctx, field)
         result = handler(state, p, ctx)

@@ -117,6 +117,11 @@ class Ruleset(Protocol):
         """Every flag: ``{"name", "default", "ref", "doc"}`` (for docs and ``chronicle rulesets``)."""
         ...
 
+    # Optional: ``check_override(fact_type, payload, field, value) -> value``. A ruleset that has it
+    # lists the derived results its fold honours (RULES.md C0.4); the ledger asks it when a GM's
+    # ``OutcomeOverridden`` is recorded, so an override the fold would not read is refused (any
+    # ruleset may keep an orphan: ``orphan: "keep"``). Without it every field is accepted.
+
     # ---------------------------------------------------------------- views
     def creature_view(self, state: Any, creature_id: str) -> dict[str, Any]:
         """One creature as JSON. Keys every ruleset gives: ``id``, ``name``, ``kind``

@@ -94,12 +94,13 @@ class StellarWindsCommands:
         check: str | None = None,
         faces: list[int] | None = None,
         dc: int | None = None,
+        **rest: Any,
     ) -> Recorded:
         roll = self.app.roll(check, faces=faces) if check else None
         return self.app.record(
             campaign_id,
             "StabilizationAttempted",
-            {"target": target, "healer": healer, "roll": roll, "dc": dc},
+            {"target": target, "healer": healer, "roll": roll, "dc": dc, **rest},
         )
 
     def restore_wounds(

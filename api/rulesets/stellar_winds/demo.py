@@ -317,7 +317,11 @@ def create_demo(app: ChronicleApplication) -> UUID:
             "ActionTaken",
             {"encounter_id": ENCOUNTER, "creature": "mira", "action": "standard", "name": "Heal check"},
         ),
-        ("StabilizationAttempted", {"target": "traze", "healer": "mira", "roll": _roll("1d20+6", 11)}),
+        (
+            "StabilizationAttempted",
+            # the Heal check's standard action is the ActionTaken above (kept: the demo's positions)
+            {"target": "traze", "healer": "mira", "roll": _roll("1d20+6", 11), "action": None},
+        ),
     )
     s.many(
         (

@@ -165,6 +165,12 @@ class AttackTargetInput:
     )
     circumstances: JSON | None = None
     modifiers: JSON | None = None
+    adjacent: bool | None = strawberry.field(
+        default=None,
+        description="Whether the attacker is adjacent to this target (ruling 19; default: adjacent for "
+        "melee, not adjacent otherwise). Prone's +2 defenses hold only against ranged attacks from "
+        "non-adjacent attackers.",
+    )
 
 
 @strawberry.input
@@ -177,7 +183,11 @@ class AttackInput(MutationInput):
     )
     nonlethal: bool = False
     coup_de_grace: bool = False
-    action: str | None = None
+    action: str | None = strawberry.field(
+        default=None,
+        description="The attacker's action in a running encounter: standard by default; move, minor, free, "
+        "immediate or opportunity; 'none' when the attack uses no action of its own.",
+    )
 
 
 @strawberry.input
@@ -232,6 +242,11 @@ class StabilizeInput(MutationInput):
     healer_id: strawberry.ID | None = None
     check: DiceInput | None = None
     dc: int | None = None
+    action: str | None = strawberry.field(
+        default=None,
+        description="The healer's action in a running encounter: standard by default (first aid, B-SW-10); "
+        "'none' when it uses no action of its own.",
+    )
 
 
 @strawberry.input
@@ -325,3 +340,25 @@ class ShortRestInput(MutationInput):
 class ExtendedRestInput(MutationInput):
     participant_ids: list[strawberry.ID] | None = None
     hours: int = 6
+
+
+@strawberry.input
+class KnockProneInput(MutationInput):
+    character_id: strawberry.ID
+    source_character_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Who knocked it prone (its power or shove); default: the GM's ruling."
+    )
+
+
+@strawberry.input
+class ExplosiveSaveInput(MutationInput):
+    character_id: strawberry.ID
+    dc: int = strawberry.field(description="The explosive's DC (B-SW-20).")
+    roll: DiceInput | None = strawberry.field(
+        default=None, description="The save's d20. Default: by the server."
+    )
+    damage_roll: DiceInput | None = strawberry.field(default=None, description="The explosive's damage dice.")
+    amount: int = 0
+    types: list[str] = strawberry.field(default_factory=list)
+    explosive: str = ""
+    modifiers: JSON | None = None

@@ -134,6 +134,8 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
             entry["circumstances"] = json_arg(t.circumstances, "targets.circumstances", list)
         if t.modifiers is not None:
             entry["modifiers"] = json_arg(t.modifiers, "targets.modifiers", list)
+        if t.adjacent is not None:
+            entry["adjacent"] = t.adjacent
         targets.append(entry)
     payload: dict[str, Any] = {
         "attacker": attacker,
@@ -143,7 +145,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         "coup_de_grace": i.coup_de_grace,
     }
     if i.action is not None:
-        payload["action"] = i.action
+        payload["action"] = None if i.action == "none" else i.action
     if power["damage"] and power["kind"] in ("close", "area"):
         payload["damage"] = look.roll(i.damage_roll, power["damage"], weapon=power["weapon"])
     enc = look.view.campaign().get("active_encounter")
@@ -233,7 +235,13 @@ def p_stabilize(i: I.StabilizeInput, look: Look) -> Plan:
     healer = look.creature(i.healer_id, "healerId") if i.healer_id is not None else None
     return one(
         "StabilizationAttempted",
-        {"target": c, "healer": healer, "roll": look.roll(i.check), "dc": i.dc},
+        {
+            "target": c,
+            "healer": healer,
+            "roll": look.roll(i.check),
+            "dc": i.dc,
+            **({"action": None if i.action == "none" else i.action} if i.action is not None else {}),
+        },
         ACTORS,
         {healer} if healer else set(),
         [c] + ([healer] if healer else []),
@@ -357,6 +365,53 @@ def p_extended_rest(i: I.ExtendedRestInput, look: Look) -> Plan:
     return one("ExtendedRestTaken", {"participants": ps, "hours": i.hours}, ACTORS, set(ps or ()), ps or [])
 
 
+def _table_action(name: str) -> Any:
+    """A table action of the creature itself (SW-13, A1.10): the engine derives its effect and action."""
+
+    def plan(i: core.CharacterInput, look: Look) -> Plan:
+        c = look.creature(i.character_id)
+        enc = look.view.campaign().get("active_encounter")
+        return one("TableActionTaken", {"creature": c, "name": name}, ACTORS, {c}, [c], enc)
+
+    return plan
+
+
+def p_knock_prone(i: I.KnockProneInput, look: Look) -> Plan:
+    c = look.creature(i.character_id)
+    src = (
+        look.creature(i.source_character_id, "sourceCharacterId")
+        if i.source_character_id is not None
+        else None
+    )
+    return one(
+        "TableActionTaken",
+        {"creature": c, "name": "knock_prone", "source": src},
+        ACTORS,
+        {src} if src else set(),
+        [c] + ([src] if src else []),
+    )
+
+
+def p_explosive_save(i: I.ExplosiveSaveInput, look: Look) -> Plan:
+    c = look.creature(i.character_id)
+    return one(
+        "ExplosiveSaveRolled",
+        {
+            "target": c,
+            "roll": look.roll(i.roll, "1d20"),
+            "dc": i.dc,
+            "damage": look.roll(i.damage_roll),
+            "amount": i.amount,
+            "types": i.types,
+            "explosive": i.explosive,
+            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+        },
+        ACTORS,
+        {c},
+        [c],
+    )
+
+
 def _spec(name: str, input_cls: type[Any], planner: Any, description: str) -> MutationSpec:
     return MutationSpec(name, input_cls, planner, description, ruleset=RULESET)
 
@@ -397,4 +452,31 @@ MUTATIONS: list[MutationSpec] = [
     _spec("set_level", I.SetLevelInput, p_level, "Pin (or unpin) a creature's level."),
     _spec("take_short_rest", I.ShortRestInput, p_short_rest, "A short rest."),
     _spec("take_extended_rest", I.ExtendedRestInput, p_extended_rest, "An extended rest."),
+    _spec(
+        "total_defense",
+        core.CharacterInput,
+        _table_action("total_defense"),
+        "Total defense (SW-13): a standard action, +2 to all defenses until the creature's next turn.",
+    ),
+    _spec(
+        "drop_prone", core.CharacterInput, _table_action("drop_prone"), "Drop prone: a minor action (A1.10)."
+    ),
+    _spec(
+        "stand_up",
+        core.CharacterInput,
+        _table_action("stand_up"),
+        "Stand up: a move action that ends prone (A1.10).",
+    ),
+    _spec(
+        "roll_explosive_save",
+        I.ExplosiveSaveInput,
+        p_explosive_save,
+        "A planted explosive: the target's save for half damage (B-SW-20; flag sw.explosive_save).",
+    ),
+    _spec(
+        "knock_prone",
+        I.KnockProneInput,
+        p_knock_prone,
+        "A creature is knocked prone (by a power, a shove or the GM's ruling): no action of its own.",
+    ),
 ]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import strawberry
 
 from api.graphql.types import Character, Modifier
-from domain.rulesets.stellar_winds.attacks import defense_of
 
 
 @strawberry.type
@@ -16,7 +14,16 @@ class Defense:
     base: int
     current: int = strawberry.field(description="With conditions and effects (against a melee attack).")
     modifiers: list[Modifier]
-    against_ranged: int = strawberry.field(description="Current value against a ranged attack.")
+    against_ranged: int = strawberry.field(
+        description="Current value against a ranged attack from a non-adjacent attacker (ruling 19)."
+    )
+
+
+@strawberry.type(description="Speed in squares: the sheet's, and now (A1.10: slowed 2, immobilized 0).")
+class Speed:
+    base: int
+    current: int
+    limited_by: list[str] = strawberry.field(description="The conditions that lower it now.")
 
 
 @strawberry.type
@@ -41,21 +48,14 @@ class HealingSurges:
 
 
 def _defenses(view: dict[str, Any]) -> Defenses:
-    """Defenses now, through the ruleset's one implementation (``attacks.defense_of``)."""
-    shim = SimpleNamespace(
-        defenses=view["defenses"],
-        conditions=lambda: set(view.get("conditions", [])),
-        effects=view.get("effects", []),
-    )
+    """Defenses now, as the fold's ``attacks.defense_of`` gives them (the view's ``defenses_now``)."""
     out = {}
-    for d in ("ac", "fort", "ref", "will"):
-        total, parts = defense_of(shim, d, "melee")  # type: ignore[arg-type]
-        ranged, _ = defense_of(shim, d, "ranged")  # type: ignore[arg-type]
+    for d, now in view["defenses_now"].items():
         out[d] = Defense(
             base=view["defenses"][d],
-            current=total,
-            against_ranged=ranged,
-            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in parts[1:]],
+            current=int(now["value"]),
+            against_ranged=int(now["against_ranged"]),
+            modifiers=[Modifier(source=str(p["source"]), value=int(p["value"])) for p in now["parts"][1:]],
         )
     return Defenses(**out)
 
@@ -110,6 +110,15 @@ class StellarWindsCharacter(Character):
     @strawberry.field
     def death_save_failures(self) -> int:
         return int(self.view_["death_save_failures"])
+
+    @strawberry.field(description="Speed now: slowed and immobilized lower it (A1.10).")
+    def speed(self) -> Speed:
+        s = self.view_["speed"]
+        return Speed(base=int(s["base"]), current=int(s["current"]), limited_by=list(s["limited_by"]))
+
+    @strawberry.field(description="Modifier to Perception checks from conditions (deafened: -10, A1.10).")
+    def perception_modifier(self) -> int:
+        return int(self.view_["perception_modifier"])
 
     @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
     def defenses(self) -> Defenses:

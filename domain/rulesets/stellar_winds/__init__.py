@@ -9,7 +9,7 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.stellar_winds import attacks, encounters, rules
+from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, rules
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
@@ -25,16 +25,21 @@ from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 HANDLERS: dict[str, Any] = {
     **rules.HANDLERS,
+    # an attack uses the attacker's standard action unless it names another (or none)
     "AttackMade": encounters.with_action(attacks.attack_made, field="attacker"),
+    # B-SW-10: first aid is the healer's standard action unless it names another (or none)
+    "StabilizationAttempted": encounters.with_action(rules.stabilization, field="healer"),
     # B-SW-23: second wind is a standard action when used in a running encounter
     "SecondWindUsed": encounters.with_action(rules.second_wind, field="creature", fixed="standard"),
     **encounters.HANDLERS,
+    "TableActionTaken": actions.table_action,  # SW-13, A1.10: total defense, prone
 }
 
 
 ERROR_CODES: dict[str, str] = {
     "ACTION_POINT_LOCKED": "An action point was already spent since the last rest or in this encounter.",
     "ALREADY_CARED_TODAY": "Long-term care was already given today.",
+    "ALREADY_PRONE": "The creature is already prone.",
     "ALREADY_SAVED": "The creature already saved against this effect this turn.",
     "ALREADY_SUSTAINED": "The effect was already sustained this turn.",
     "CANNOT_ACT": "The creature's conditions allow no action.",
@@ -48,6 +53,8 @@ ERROR_CODES: dict[str, str] = {
     "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
     "NOT_DYING": "The creature is not dying.",
     "NOT_HELPLESS": "A coup de grace needs a helpless target.",
+    "NOT_OVERRIDABLE": "The fold does not read an override of this field on this fact (C0.4).",
+    "NOT_PRONE": "The creature is not prone (nothing to stand up from).",
     "NOT_SAVE_ENDS": "The effect does not end on a save.",
     "NOT_SUSTAINED": "The effect is not sustained.",
     "NO_ACTION_POINT": "The creature has no action point.",
@@ -58,6 +65,17 @@ ERROR_CODES: dict[str, str] = {
     "SUSTAINING": "The effect is being sustained.",
 }
 """The refusal codes Stellar Winds' rules add to the core's (``domain.errors.CORE_CODES``)."""
+
+
+def _defenses_now(c: Creature, flags: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each defense now, as ``attacks.defense_of`` gives it: against a melee attack (with its
+    parts, the sheet's first) and against a ranged attack from a non-adjacent attacker."""
+    out = {}
+    for d in ("ac", "fort", "ref", "will"):
+        value, parts = attacks.defense_of(c, d, "melee", flags=flags)
+        ranged, _ = attacks.defense_of(c, d, "ranged", adjacent=False, flags=flags)
+        out[d] = {"value": value, "against_ranged": ranged, "parts": parts}
+    return out
 
 
 class StellarWinds:
@@ -85,6 +103,10 @@ class StellarWinds:
 
     def validate_flag(self, flag: str, value: Any) -> Any:
         return validate_flag(flag, value)
+
+    def check_override(self, fact_type: str, payload: dict[str, Any], field: str, value: Any) -> Any:
+        """C0.4: only the overrides the fold honours (``overrides.OVERRIDABLE``)."""
+        return overrides.check(fact_type, payload, field, value)
 
     def apply(self, state: SWState, fact_type: str, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
         handler = HANDLERS.get(fact_type)
@@ -115,13 +137,13 @@ class StellarWinds:
             "hp": c.hp,
             "max_hp": c.max_hp,
             "temp_hp": c.temp_hp,
-            "bloodied": c.bloodied,
-            "bloodied_value": c.bloodied_value,
+            "bloodied": c.bloodied(flags),
+            "bloodied_value": c.bloodied_value(flags),
             "wounds": c.wounds,
-            "max_wounds": c.max_wounds,
+            "max_wounds": c.max_wounds(flags),
             "surges": c.surges,
             "surges_per_day": c.surges_per_day,
-            "surge_value": c.surge_value,
+            "surge_value": c.surge_value(flags),
             "second_wind_used": c.second_wind_used,
             "life": c.life,
             "death_save_failures": c.death_fails,
@@ -132,6 +154,9 @@ class StellarWinds:
             "conditions": sorted(c.conditions()),
             "effects": [dict(e) for e in c.effects],
             "defenses": {d: c.defenses[d] for d in ("ac", "fort", "ref", "will")},
+            "defenses_now": _defenses_now(c, flags),
+            "speed": {"base": c.speed, "current": c.speed_now()[0], "limited_by": c.speed_now()[1]},
+            "perception_modifier": c.perception_mod(),
         }
 
     def encounter_view(self, state: SWState, encounter_id: str) -> dict[str, Any]:

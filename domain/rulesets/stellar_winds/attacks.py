@@ -14,8 +14,8 @@ from typing import Any
 
 from domain import dice
 from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.rules import creature, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState
 from domain.rulesets.stellar_winds.tables import (
@@ -69,7 +69,12 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, Any]]:
+def _circumstances(
+    entry: dict[str, Any], kind: str, ctx: Any, ignored: list[dict[str, Any]], attacker: Creature
+) -> list[tuple[str, Any]]:
+    """The declared circumstances that count. One that does not apply to the attack's kind
+    (concealment on an area attack) is accepted and ignored, and ``ignored`` says why (ruling 17);
+    an unknown name is refused."""
     found = []
     for item in entry.get("circumstances", []):
         name, ruling = (item, None) if isinstance(item, str) else (item.get("name"), item.get("ruling"))
@@ -80,27 +85,58 @@ def _circumstances(entry: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str
                 field="targets.circumstances",
             )
         if kind not in spec.kinds:
-            raise InvalidInput(
-                f"{spec.label} does not apply to {kind} attacks", field="targets.circumstances"
-            )
-        if ruling is None or ctx.ruling_holds(ruling):
+            why = f"{spec.label} applies only to {' or '.join(spec.kinds)} attacks, not {kind} (ruling 17)"
+            ignored.append({"circumstance": name, "why": why})
+        elif name == "flanking" and _cannot_flank(attacker):
+            why = f"{attacker.name} is {', '.join(_cannot_flank(attacker))} and cannot flank (A1.10)"
+            ignored.append({"circumstance": name, "why": why})
+        elif ruling is not None and not ctx.ruling_holds(ruling):
+            ignored.append({"circumstance": name, "why": f"ruling {ruling} does not hold"})
+        else:
             found.append((name, spec))
     return found
 
 
-def defense_of(target: Creature, defense: str, kind: str) -> tuple[int, list[dict[str, Any]]]:
-    """A target's defense against this attack, with its modifiers (A1.5, effects)."""
+def one_weapon_die(roll: dict[str, Any], weapon: str | None) -> int:
+    """One [W] of a damage roll: the weapon's dice (``2d6``: the first two dice; without a
+    declared weapon, the first die), without modifiers (``sw.crit_mode = "wounding_1W"``)."""
+    count = dice.dice_count(weapon) if weapon else 1
+    return sum(face for _sides, face in dice.dice_of(roll)[:count])
+
+
+def _cannot_flank(c: Creature) -> list[str]:
+    """The conditions that keep a creature from flanking (A1.10: blinded, dazed, stunned, ...)."""
+    return sorted(n for n in c.conditions() if n in CONDITIONS and CONDITIONS[n].cannot_flank)
+
+
+def adjacent_by_default(kind: str) -> bool:
+    """Ruling 19: the engine tracks no positions; a melee attacker is adjacent unless declared
+    otherwise (reach), any other attacker is not."""
+    return kind == "melee"
+
+
+def defense_of(
+    target: Creature,
+    defense: str,
+    kind: str,
+    adjacent: bool | None = None,
+    flags: dict[str, Any] | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
+    """A target's defense against this attack, with its modifiers (A1.5, effects). Prone's +2
+    holds only against ranged attacks from a non-adjacent attacker (ruling 19)."""
+    near = adjacent_by_default(kind) if adjacent is None else adjacent
     base = target.defenses[defense]
     parts: list[dict[str, Any]] = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
     for cond in sorted(target.conditions()):
         spec = CONDITIONS.get(cond)
         if spec and spec.defense_mod:
             parts.append({"source": cond, "value": spec.defense_mod})
-        if spec and spec.ranged_defense_mod and kind == "ranged":
-            parts.append({"source": f"{cond} vs ranged", "value": spec.ranged_defense_mod})
+        if spec and spec.ranged_defense_mod and kind == "ranged" and not near:
+            parts.append({"source": f"{cond} vs ranged, not adjacent", "value": spec.ranged_defense_mod})
     for mod in effects.defense_mods(target, defense):
         parts.append(mod)
-    return sum(int(p["value"]) for p in parts), parts
+    parts = bonuses.stack(parts, flags or {})  # SW-17
+    return bonuses.total(parts), parts
 
 
 def _attack_parts(
@@ -110,11 +146,15 @@ def _attack_parts(
     entry: dict[str, Any],
     ids: set[str],
     ctx: Any,
+    ignored: list[dict[str, Any]],
+    flags: dict[str, Any],
 ) -> list[dict[str, Any]]:
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
     has_ca = False
-    for _name, spec in _circumstances(entry, kind, ctx):
+    declared: set[str] = set()
+    for name, spec in _circumstances(entry, kind, ctx, ignored, attacker):
+        declared.add(name)
         if spec.combat_advantage:
             if has_ca:
                 continue
@@ -129,12 +169,27 @@ def _attack_parts(
         and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
     )
     # A1.5: the attacker must be able to see the target to have combat advantage
-    sees = not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+    unseen = any(CONDITIONS[c].unseen for c in tconds if c in CONDITIONS)
+    sees = not unseen and not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
     if granting and not has_ca and sees:
         has_ca = True
         parts.append(
             {"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS}
         )
+    # A1.10 Invisible: its enemies cannot see it, so it has combat advantage against them...
+    if any(CONDITIONS[c].unseen for c in aconds if c in CONDITIONS) and not has_ca and sees:
+        has_ca = True
+        parts.append({"source": "combat advantage (attacker invisible)", "value": COMBAT_ADVANTAGE_BONUS})
+    # ...and attacking it, they cannot see it: total concealment for melee and ranged (A1.5),
+    # unless the attacker is blinded (its own -5 already counts) or concealment was declared
+    blind = any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+    if (
+        unseen
+        and kind in ("melee", "ranged")
+        and not blind
+        and not declared & {"concealment", "total_concealment"}
+    ):
+        parts.append({"source": "total concealment (target invisible)", "value": -5})
     for cond in sorted(aconds):
         spec = CONDITIONS.get(cond)
         if spec and spec.attack_penalty and kind in spec.attack_penalty_kinds:
@@ -149,9 +204,10 @@ def _attack_parts(
             or not isinstance(mod.get("value"), int)
         ):
             raise InvalidInput(
-                "each modifier is {source, value, ruling?} with a whole-number value",
+                "each modifier is {source, value, type?, ruling?} with a whole-number value",
                 field="targets.modifiers",
             )
+        bonuses.check_type(mod.get("type"), "targets.modifiers")
         rid = mod.get("ruling")
         if rid is None or ctx.ruling_holds(rid):
             parts.append(
@@ -159,10 +215,11 @@ def _attack_parts(
                     "source": str(mod.get("source", "modifier")),
                     "value": mod["value"],
                     **({"ruling": rid} if rid else {}),
+                    **({"type": mod["type"]} if mod.get("type") not in (None, "untyped") else {}),
                 }
             )
     parts.extend(effects.attack_mods(attacker))
-    return parts
+    return bonuses.stack(parts, flags)  # SW-17
 
 
 def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -203,20 +260,21 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 ctx,
                 "targets.target",
             )
-        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx)
+        ignored: list[dict[str, Any]] = []
+        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx, ignored, state.flags)
         total = dice.roll_total(roll) + sum(x["value"] for x in parts)
-        defense, defense_parts = defense_of(target, power["defense"], kind)
+        adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
+        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags)
         reaches = total >= defense
         hit = natural == 20 or (natural != 1 and reaches)
         crit = hit and natural >= attacker.crit_min and reaches
         if p["coup_de_grace"] and hit:
             crit = True  # adopted ruling 13: any hit is a critical hit
         overridden = {}
-        for key, label in (("hit", "hit"), ("crit", "crit")):
-            for name in (f"{key}:{target.id}", f"{key}:{i}", key):
-                if name in ctx.overrides:
-                    overridden[label] = bool(ctx.overrides[name])
-                    break
+        for key in ("hit", "crit"):  # C0.4 (overrides.OVERRIDABLE)
+            value, given = overrides.value(ctx, key, target.id, i)
+            if given:
+                overridden[key] = bool(value)
         hit = overridden.get("hit", hit)
         crit = overridden.get("crit", crit) and hit
         droll = p["damage"] if (shared or p["damage"] is not None) else entry.get("damage")
@@ -227,6 +285,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 {
                     "target": target.id,
                     "natural": natural,
+                    "adjacent": adjacent,
                     "attack_total": total,
                     "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
                     "defense": power["defense"],
@@ -235,22 +294,37 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                     "hit": hit,
                     "crit": crit,
                     "overridden": overridden,
+                    **({"ignored": ignored} if ignored else {}),
                 },
             )
         )
     # Every precondition has been checked: now apply, target by target.
     results = []
-    for target, droll, res in plans:
+    for i, (target, droll, res) in enumerate(plans):
         hit, crit = res["hit"], res["crit"]
         applies = hit or power["miss"] == "half"
-        if droll is not None and applies and target.life != "dead":
+        fiat, amount_given = overrides.value(ctx, "amount", target.id, i)  # C0.4
+        if (droll is not None or amount_given) and applies and target.life != "dead":
             crit_mode = state.flags["sw.crit_mode"]
-            raw = dice.maximum(droll) if crit and crit_mode == "max" else dice.roll_total(droll)
+            if droll is None:
+                raw = 0
+            elif crit and crit_mode == "max":
+                raw = dice.maximum(droll)
+            elif crit and crit_mode == "wounding_1W":
+                raw = one_weapon_die(droll, power["weapon"])  # B-SW-5 point 1, read literally
+            else:
+                raw = dice.roll_total(droll)
             if crit and p["extra_crit"] is not None:
                 raw += dice.roll_total(p["extra_crit"])
-            amount, steps = dmg.modify(target, raw, power["damage_types"], half=not hit, weakened=weakened)
-            wounding = crit and crit_mode == "wounding"
-            if p["coup_de_grace"] and crit and amount >= target.bloodied_value:
+            amount, steps = dmg.modify(
+                target, raw, power["damage_types"], half=not hit, weakened=weakened, flags=state.flags
+            )
+            if amount_given:
+                amount = int(fiat)
+                steps.append({"step": "GM override (C0.4)", "value": amount})
+                res["overridden"]["amount"] = amount
+            wounding = crit and crit_mode in ("wounding", "wounding_1W")
+            if p["coup_de_grace"] and crit and amount >= target.bloodied_value(state.flags):
                 delivered = dmg.deliver(state, target, amount, wounding=wounding)
                 target.life = "dead"  # B-SW-12: slain outright
                 delivered["life_after"] = "dead"

@@ -17,7 +17,7 @@ from typing import Any
 from domain.core import damage as core_damage
 from domain.errors import RuleViolation
 from domain.rulesets.stellar_winds import effects
-from domain.rulesets.stellar_winds.state import Creature
+from domain.rulesets.stellar_winds.state import Creature, divide
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 
@@ -27,15 +27,26 @@ def _components(c: Creature, key: str) -> list[dict[str, Any]]:
     ]
 
 
-def resistance(c: Creature, types: list[str]) -> int:
-    """The resistance that applies to damage of these types (B-SW-14, SW-28; ``core.damage``)."""
+def resistance(c: Creature, types: list[str], flags: dict[str, Any] | None = None) -> int:
+    """The resistance that applies to damage of these types (B-SW-14, SW-28; ``core.damage``):
+    per type the highest (``sw.resist_stacking``: or the sum); for several types the lowest, 0
+    unless each is resisted (``sw.multi_type_resist``: or the highest of them)."""
+    flags = flags or {}
     conds = c.conditions()
     pairs = [
         *c.resist.items(),
         *(("all", CONDITIONS[n].resist_all) for n in conds if n in CONDITIONS),
         *((r["type"], r["value"]) for r in _components(c, "resist")),
     ]
-    return core_damage.resistance(core_damage.highest(pairs), types)
+    if flags.get("sw.resist_stacking", "highest") == "sum":
+        values: dict[str, int] = {}
+        for kind, value in pairs:
+            values[kind] = values.get(kind, 0) + max(0, int(value))
+    else:
+        values = core_damage.highest(pairs)
+    if flags.get("sw.multi_type_resist", "lowest_if_all") == "highest" and types:
+        return max([int(values.get("all", 0)), *(int(values.get(t, 0)) for t in types)])
+    return core_damage.resistance(values, types)
 
 
 def vulnerability(c: Creature, types: list[str]) -> int:
@@ -52,30 +63,33 @@ def modify(
     half: bool = False,
     weakened: bool = False,
     ongoing: bool = False,
+    flags: dict[str, Any] | None = None,
 ) -> tuple[int, list[dict[str, Any]]]:
     """SW-30: the damage a target actually takes from ``raw`` rolled damage."""
+    flags = flags or {}
     steps: list[dict[str, Any]] = [{"step": "rolled", "value": raw}]
     amount = max(0, raw)
     if half:
-        amount //= 2
+        amount = divide(amount, 2, flags)  # B-X-6
         steps.append({"step": "half damage (miss)", "value": amount})
     if weakened and not ongoing:
-        amount //= 2
+        amount = divide(amount, 2, flags)
         steps.append({"step": "attacker weakened: half", "value": amount})
     halving = sorted(n for n in target.conditions() if n in CONDITIONS and CONDITIONS[n].half_damage_taken)
     if halving:
-        amount //= 2  # each halving source applies once (SW-30)
+        amount = divide(amount, 2, flags)  # each halving source applies once (SW-30)
         steps.append({"step": f"target {', '.join(halving)}: half", "value": amount})
-    if amount > 0:
-        vuln = vulnerability(target, types)
-        res = resistance(target, types)
-        if vuln or res:
-            amount = max(0, amount + vuln - res)
-            if vuln:
-                steps.append({"step": f"vulnerable {vuln}", "value": vuln})
-            if res:
-                steps.append({"step": f"resist {res}", "value": -res})
-            steps.append({"step": "after resistance and vulnerability", "value": amount})
+    # SW-30 step 5 applies to every total, 0 included (a negative roll became 0 in step 1):
+    # 1d4-5 cold against vulnerable cold 5 deals 5
+    vuln = vulnerability(target, types)
+    res = resistance(target, types, flags)
+    if vuln or res:
+        amount = max(0, amount + vuln - res)
+        if vuln:
+            steps.append({"step": f"vulnerable {vuln}", "value": vuln})
+        if res:
+            steps.append({"step": f"resist {res}", "value": -res})
+        steps.append({"step": "after resistance and vulnerability", "value": amount})
     return amount, steps
 
 
@@ -182,8 +196,8 @@ def heal(state: Any, c: Creature, amount: int, *, magical: bool) -> dict[str, An
             wounds_set = floor - c.wounds
             c.wounds = floor
     wounds_healed = 0
-    if magical and flags["sw.magic_heals_wounds_first"] and c.wounds < c.max_wounds:
-        wounds_healed = min(amount, c.max_wounds - c.wounds)
+    if magical and flags["sw.magic_heals_wounds_first"] and c.wounds < c.max_wounds(flags):
+        wounds_healed = min(amount, c.max_wounds(flags) - c.wounds)
         c.wounds += wounds_healed
     hp_healed = min(max(0, amount - wounds_healed), c.max_hp - c.hp)
     c.hp += hp_healed

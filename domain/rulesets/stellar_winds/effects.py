@@ -18,6 +18,7 @@ from typing import Any
 
 from domain.core import effects as core_effects
 from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds import bonuses
 from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
 
 DURATIONS = (
@@ -102,6 +103,7 @@ def _check_component(comp: Any, state: Any, field: str) -> None:
             v = comp[key]
             if not isinstance(v, dict) or not _whole(v.get("value"), negative=True):
                 raise InvalidInput(f"{key} needs a whole-number value", field=f"{field}.components")
+            bonuses.check_type(v.get("type"), f"{field}.components")
             if key == "defense_mod" and v.get("defense", "all") not in DEFENSE_KEYS:
                 raise InvalidInput(
                     "defense_mod.defense is all, ac, fort, ref or will", field=f"{field}.components"
@@ -134,7 +136,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         "source": source,
         "target": target.id,
         "name": spec.get("name", "effect"),
-        "components": [dict(c) for c in spec["components"]],
+        "components": [_with_marker(c, source, state) for c in spec["components"]],
         "duration": duration,
     }
     if spec.get("aftereffect") is not None:
@@ -155,6 +157,14 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         "name": effect["name"],
         "duration": duration["kind"],
     }
+
+
+def _with_marker(comp: dict[str, Any], source: str, state: Any) -> dict[str, Any]:
+    """A1.10 Marked: without a named marker, the creature that marks is the effect's source."""
+    out = dict(comp)
+    if out.get("condition") == "marked" and out.get("marker") is None and source in state.creatures:
+        out["marker"] = source
+    return out
 
 
 FELL_PRONE = {
@@ -198,7 +208,7 @@ def defense_mods(c: Any, defense: str) -> list[dict[str, Any]]:
         for comp in e["components"]:
             mod = comp.get("defense_mod")
             if mod and mod.get("defense", "all") in ("all", defense):
-                out.append({"source": e.get("name", "effect"), "value": mod["value"]})
+                out.append(_part(e, mod))
     return out
 
 
@@ -210,8 +220,16 @@ def attack_mods(c: Any) -> list[dict[str, Any]]:
         for comp in e["components"]:
             mod = comp.get("attack_mod")
             if mod:
-                out.append({"source": e.get("name", "effect"), "value": mod["value"]})
+                out.append(_part(e, mod))
     return out
+
+
+def _part(e: dict[str, Any], mod: dict[str, Any]) -> dict[str, Any]:
+    """A modifier part from an effect's component, with its bonus type if it has one (SW-17)."""
+    part = {"source": e.get("name", "effect"), "value": mod["value"]}
+    if mod.get("type") not in (None, "untyped"):
+        part["type"] = mod["type"]
+    return part
 
 
 def markers(c: Any) -> set[str]:

@@ -35,8 +35,8 @@ from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
 from domain.errors import InvalidInput, RuleViolation
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.rules import _holds, creature, in_turn, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState, initiative_bonus
 from domain.rulesets.stellar_winds.tables import ACTION_LIMITS, CONDITIONS, SW_ACTIONS
@@ -205,12 +205,28 @@ class StellarWindsEncounters(core.Rules):
         return {"effects_ended": ended}
 
     def encounter_ended(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
-        """B-SW-24: end-of-encounter effects end; B-SW-18: every 2nd encounter is a milestone (+1 AP)."""
+        """B-SW-24: end-of-encounter effects end; B-SW-18: every 2nd encounter is a milestone (+1 AP).
+        Adopted ruling 16: a sustained effect outlives the encounter. It lasts while sustained: its
+        turn bookkeeping starts afresh, so in a later encounter it lapses at the end of its
+        sustainer's first turn without a sustain (SW-44); a rest stays refused meanwhile."""
         ended: list[dict[str, Any]] = []
-        gone = ("end_of_encounter", "surprise_round", *effects.TURN_DURATIONS)
+        kept: list[dict[str, Any]] = []
+        gone = (
+            "end_of_encounter",
+            "surprise_round",
+            *(k for k in effects.TURN_DURATIONS if k != "sustained"),
+        )
         for c in state.with_effects():
             _start_pending(state, c)
             ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
+            if any(e["duration"].get("kind") == "sustained" for e in c.effects):
+                owned = state.own(c.id)
+                owned.effects = [
+                    _outlive(e) if e["duration"].get("kind") == "sustained" else e for e in owned.effects
+                ]
+                kept += [
+                    core_effects.report(e) for e in owned.effects if e["duration"].get("kind") == "sustained"
+                ]
         every = int(state.flags["sw.milestone_every_encounters"])
         milestones = []
         for cid in enc.participants:
@@ -220,7 +236,17 @@ class StellarWindsEncounters(core.Rules):
                 if c.encounters_since_rest % every == 0:
                     c.ap += 1
                     milestones.append(cid)
-        return {"effects_ended": ended, "milestone": milestones}
+        out: dict[str, Any] = {"effects_ended": ended, "milestone": milestones}
+        if kept:
+            out["sustained_kept"] = kept  # ruling 16
+        return out
+
+
+def _outlive(e: dict[str, Any]) -> dict[str, Any]:
+    """A sustained effect leaving its encounter (ruling 16): the encounter's turn and round
+    numbers no longer mean anything."""
+    duration = {**e["duration"], "applied_round": None, "applied_turn": None}
+    return {**{k: v for k, v in e.items() if k != "sustained_turn"}, "duration": duration}
 
 
 RULES = StellarWindsEncounters()
@@ -254,7 +280,9 @@ def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
         if c.life == "dead":
             break
         amount, eid = worst[kind]
-        taken, steps = dmg.modify(c, amount, [] if kind == "untyped" else [kind], ongoing=True)
+        taken, steps = dmg.modify(
+            c, amount, [] if kind == "untyped" else [kind], ongoing=True, flags=state.flags
+        )
         out.append({"type": kind, "effect_id": eid, "steps": steps, **dmg.deliver(state, c, taken)})
     return out
 
@@ -421,9 +449,13 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             ctx,
             "effect_id",
         )
-    mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
+    parts = bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags)  # SW-17
+    mods = bonuses.total(parts)
     total = dice.roll_total(p["roll"]) + mods
     success = total >= SAVE_DC
+    fiat, given = overrides.value(ctx, "success")  # C0.4
+    if given:
+        success = bool(fiat)
     if enc is not None:
         enc.turn_log["saved"] = [*enc.turn_log.get("saved", ()), e["effect_id"]]
     out: dict[str, Any] = {
@@ -433,6 +465,8 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         "total": total,
         "success": success,
     }
+    if any(x.get("does_not_stack") for x in parts):
+        out["modifiers"] = parts
     if success:
         effects.remove(c, {e["effect_id"]})
         if e.get("aftereffect") is not None:

@@ -11,6 +11,7 @@ from typing import Any
 from domain import dice
 from domain.core.catalogue import CORE, Catalogue, Schema, Upcaster, copy_json, opt, req
 from domain.errors import InvalidInput
+from domain.rulesets.stellar_winds.tables import TABLE_ACTIONS
 
 # Why a healing surge was spent (HealingSurgeSpent v2). A power or consumable that heals through
 # a surge is recorded as HealingApplied with requires_surge; a surge spent on its own is one of these.
@@ -19,7 +20,7 @@ ABILITIES = ("str", "con", "dex", "int", "wis", "cha")
 DEFENSES = ("ac", "fort", "ref", "will")
 
 
-TARGET_KEYS = {"target", "roll", "damage", "circumstances", "modifiers"}
+TARGET_KEYS = {"target", "roll", "damage", "circumstances", "modifiers", "adjacent"}
 
 
 def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
@@ -42,6 +43,10 @@ def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
             raise InvalidInput(f"{where}[{i}].roll must be a single d20 plus modifiers", field=f"{name}.roll")
         if t.get("damage") is not None:
             entry["damage"] = dice.validate_roll(t["damage"])
+        if t.get("adjacent") is not None:  # ruling 19: an input (default: adjacent for melee only)
+            if not isinstance(t["adjacent"], bool):
+                raise InvalidInput(f"{where}[{i}].adjacent is true or false", field=f"{name}.adjacent")
+            entry["adjacent"] = t["adjacent"]
         for key in ("circumstances", "modifiers"):
             if key in t:
                 if not isinstance(t[key], list):
@@ -111,11 +116,13 @@ FACTS: dict[str, Schema] = {
         "roll": req("roll"),
         "modifiers": opt("list_dict", []),
     },
+    # v2: ``action``, the healer's action in a running encounter (default standard; null: none)
     "StabilizationAttempted": {
         "target": req("str"),
         "healer": opt("str", None, nullable=True),
         "roll": opt("roll", None, nullable=True),
         "dc": opt("int", None, minimum=0, maximum=100, nullable=True),
+        "action": opt("str", "standard", nullable=True),
     },
     "WoundsRestored": {
         "target": req("str"),
@@ -149,6 +156,17 @@ FACTS: dict[str, Schema] = {
         "reason": opt("str", ""),
     },
     "LevelSet": {"creature": req("str"), "level": req("int", minimum=1, maximum=30, nullable=True)},
+    # B-SW-20 ruling 3: a planted explosive; the target's save (its d20) for half damage
+    "ExplosiveSaveRolled": {
+        "target": req("str"),
+        "roll": req("roll"),
+        "dc": req("int", minimum=0, maximum=100),
+        "damage": opt("roll", None, nullable=True),
+        "amount": opt("int", 0, minimum=0, maximum=100_000),
+        "types": opt("list_str", []),
+        "explosive": opt("str", ""),
+        "modifiers": opt("list_dict", []),
+    },
     "AttackMade": {
         "attacker": req("str"),
         "power": req("dict"),
@@ -157,7 +175,8 @@ FACTS: dict[str, Schema] = {
         "extra_crit": opt("roll", None, nullable=True),
         "nonlethal": opt("bool", False),
         "coup_de_grace": opt("bool", False),
-        "action": opt("str", None),
+        # v2: an attack uses the attacker's standard action by default (null: no action)
+        "action": opt("str", "standard", nullable=True),
     },
     # --- encounters (RULES.md A1.1, A1.2, A1.11; C1.2) ---
     "ActionReadied": {
@@ -175,6 +194,12 @@ FACTS: dict[str, Schema] = {
         "gm_exception": opt("bool", False),
     },
     "EffectApplied": {"target": req("str"), "source": req("str"), "effect": req("dict")},
+    # SW-13, A1.10: a table action the engine resolves (tables.TABLE_ACTIONS)
+    "TableActionTaken": {
+        "creature": req("str"),
+        "name": req("enum", choices=tuple(TABLE_ACTIONS)),
+        "source": opt("str", None, nullable=True),
+    },
     "EffectSustained": {
         "effect_id": req("str"),
         "action": req("enum", choices=("standard", "move", "minor")),
@@ -190,7 +215,7 @@ FACTS: dict[str, Schema] = {
 
 # Current payload version of each type that is not 1. Bump it and add an upcaster when a
 # payload changes shape.
-VERSIONS: dict[str, int] = {"HealingSurgeSpent": 2}
+VERSIONS: dict[str, int] = {"HealingSurgeSpent": 2, "AttackMade": 2, "StabilizationAttempted": 2}
 
 # v1 causes as they were typed at tables (and by earlier clients), read as v2 causes.
 _V1_SURGE_CAUSES = {
@@ -222,7 +247,17 @@ def _surge_spent_v1_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {("HealingSurgeSpent", 1): _surge_spent_v1_v2}
+def _no_action_by_default(payload: dict[str, Any]) -> dict[str, Any]:
+    """AttackMade / StabilizationAttempted v1 -> v2: a v1 fact used an action only when it named
+    one; v2 uses a standard action unless it says otherwise, so a v1 fact without one says none."""
+    return {**payload, "action": payload.get("action")}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("HealingSurgeSpent", 1): _surge_spent_v1_v2,
+    ("AttackMade", 1): _no_action_by_default,
+    ("StabilizationAttempted", 1): _no_action_by_default,
+}
 
 
 CATALOGUE: Catalogue = CORE.extend(FACTS, versions=VERSIONS, upcasters=UPCASTERS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.core import xp
-from domain.core.flags import Flag, defaults, validate
+from domain.core.flags import Flag, defaults, either, validate
 from domain.core.flags import boolean as _bool
 from domain.core.flags import choice as _choice
 from domain.core.flags import whole as _int
@@ -20,9 +20,20 @@ _xp_table = xp.check_table  # A4.2 / adopted ruling 3 (domain/core/xp.py)
 
 
 FLAGS: dict[str, Flag] = {
-    "rounding": Flag("floor", "B-X-6", "Round down everywhere.", _choice("floor")),
+    "rounding": Flag(
+        "floor",
+        "B-X-6",
+        "Round down everywhere (halving, 1/4 HP, 1/2 level, surge value); 'up' or 'nearest' (halves up).",
+        _choice("floor", "up", "nearest"),
+    ),
     "xp_table": Flag(
         "orcus", "Adopted ruling 3", "XP thresholds per level: 'orcus' (A4.2) or a list.", _xp_table
+    ),
+    "sw.bonus_stacking": Flag(
+        "highest_per_type",
+        "SW-17",
+        "Bonuses of one type do not add (the highest applies); 'all' adds every bonus.",
+        _choice("highest_per_type", "all"),
     ),
     "sw.duration_default_anchor": Flag(
         "creator", "B-X-2", "Whose turn 'your next turn' means.", _choice("creator", "target")
@@ -31,13 +42,19 @@ FLAGS: dict[str, Flag] = {
         "cascade", "B-SW-1", "Ordinary damage: temp HP, HP, then wounds.", _choice("cascade", "separate")
     ),
     "sw.hp_overflow_to_wounds": Flag(True, "B-SW-2", "HP stop at 0; the excess carries into wounds.", _bool),
-    "sw.max_wounds": Flag("con_score", "B-SW-4", "Max wounds = Constitution score.", _choice("con_score")),
+    "sw.max_wounds": Flag(
+        "con_score",
+        "B-SW-4",
+        "Max wounds = Constitution score; or a number, the same for every creature (a sheet's own wins).",
+        either(_choice("con_score"), _int(1, 1000)),
+    ),
     "sw.death_wounds_threshold": Flag(-10, "B-SW-4", "Dead at wounds <= this.", _int(-1000, 0)),
     "sw.crit_mode": Flag(
         "wounding",
         "B-SW-5",
-        "A crit deals its rolled damage as wounding damage; 'max' is the 4e maximum-damage reading.",
-        _choice("wounding", "max"),
+        "A crit deals its rolled damage as wounding damage; 'max' is the 4e maximum-damage reading; "
+        "'wounding_1W' deals one [W] of the weapon's dice as wounding damage (B-SW-5 point 1 literally).",
+        _choice("wounding", "max", "wounding_1W"),
     ),
     "sw.wounding_hits_temp_hp_first": Flag(True, "B-SW-5", "Temp HP absorb wounding damage first.", _bool),
     "sw.death_save_failures_to_die": Flag(
@@ -70,13 +87,17 @@ FLAGS: dict[str, Flag] = {
         0, "B-SW-13", "Non-heroic monsters/NPCs die at wounds <= this.", _int(-1000, 1000)
     ),
     "sw.resist_stacking": Flag(
-        "highest", "B-SW-14", "Only the highest resistance of a type applies.", _choice("highest")
+        "highest",
+        "B-SW-14",
+        "Only the highest resistance of a type applies; 'sum' adds every resistance of the type.",
+        _choice("highest", "sum"),
     ),
     "sw.multi_type_resist": Flag(
         "lowest_if_all",
         "B-SW-14",
-        "Multi-typed damage: lowest resistance, 0 unless every type is resisted.",
-        _choice("lowest_if_all"),
+        "Multi-typed damage: lowest resistance, 0 unless every type is resisted; 'highest': the highest "
+        "resistance among its types.",
+        _choice("lowest_if_all", "highest"),
     ),
     "sw.milestone_every_encounters": Flag(
         2, "B-SW-18", "Encounters ended per milestone (+1 AP).", _int(1, 100)
@@ -85,8 +106,9 @@ FLAGS: dict[str, Flag] = {
     "sw.explosive_save": Flag(
         "reflex_defense_minus_10",
         "B-SW-20",
-        "Planted-explosive save bonus.",
-        _choice("reflex_defense_minus_10"),
+        "Planted-explosive save: d20 + (Reflex defense - 10); 'half_level_plus_dex': d20 + half level + "
+        "Dexterity modifier (a Dexterity check).",
+        _choice("reflex_defense_minus_10", "half_level_plus_dex"),
     ),
     "sw.ap_while_dazed": Flag(True, "B-SW-29", "A dazed creature may spend an action point.", _bool),
     "sw.end_of_encounter_rounds": Flag(

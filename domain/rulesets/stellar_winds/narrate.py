@@ -294,6 +294,27 @@ class StellarWindsNarrator(Narrator):
             sentences.append(text)
         return " ".join(x if x.endswith(".") else x + "." for x in sentences)
 
+    def _ExplosiveSaveRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["target"], s)
+        what = self.m.esc(p.get("explosive") or "an explosive")
+        head = f"{who} makes a save against {what}: {self.roll(p['roll'])}"
+        if o is None:
+            return head + "."
+        verdict = "half damage" if o["success"] else "full damage"
+        return f"{head}, {o['total']} vs DC {o['dc']}: {verdict}; {self.damage_text(o, p.get('damage'))}."
+
+    def _TableActionTaken(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s)
+        by = f" by {self.name(p['source'], s)}" if p.get("source") and p["source"] != p["creature"] else ""
+        text = {
+            "total_defense": f"{who} takes total defense: +2 to all defenses until their next turn",
+            "drop_prone": f"{who} drops prone",
+            "stand_up": f"{who} stands up",
+            "knock_prone": f"{who} is knocked prone{by}",
+        }[p["name"]]
+        note = f" ({self.m.esc(o['note'])})" if o and o.get("note") else ""
+        return f"{text}{note}."
+
     def _ActionReadied(self, p: dict[str, Any], o: Any, s: Any) -> str:
         return f"{self.name(p['creature'], s)} readies a {p['action']} action: {self.m.esc(p['trigger'])}."
 

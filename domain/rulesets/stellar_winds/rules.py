@@ -13,14 +13,15 @@ from typing import Any
 from domain import dice
 from domain.core.catalogue import check_field
 from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
-from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.facts import ABILITIES, DEFENSES, FACTS
 from domain.rulesets.stellar_winds.state import (
     SHEET_FIELDS,
     Creature,
     SWState,
     current_level,
+    initiative_bonus,
     level_for_xp,
     new_creature,
     xp_table,
@@ -99,7 +100,7 @@ def creature_registered(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str
     c.resist, c.vuln, c.regeneration = dict(p["resist"]), dict(p["vuln"]), p["regeneration"]
     c.crit_min, c.initiative_misc = p["crit_min"], p["initiative_misc"]
     c.max_wounds_override, c.second_wind = p["max_wounds"], p["second_wind"]
-    c.hp, c.temp_hp, c.wounds, c.surges = c.max_hp, 0, c.max_wounds, c.surges_per_day
+    c.hp, c.temp_hp, c.wounds, c.surges = c.max_hp, 0, c.max_wounds(state.flags), c.surges_per_day
     c.second_wind_used, c.life, c.death_fails = False, "active", 0
     c.ap = 1 if c.is_pc else 0
     c.ap_locked, c.encounters_since_rest = False, 0
@@ -131,7 +132,7 @@ def sheet_updated(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
     if delta_hp > 0:
         c.hp += delta_hp  # C1.2: the max HP difference is added to current HP
     c.hp = max(0, min(c.hp, c.max_hp))
-    c.wounds = min(c.wounds, c.max_wounds)
+    c.wounds = min(c.wounds, c.max_wounds(state.flags))
     c.surges = min(c.surges, c.surges_per_day)
     return {"creature": c.id, "changed": sorted(checked)}
 
@@ -154,7 +155,11 @@ def damage_taken(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     c = creature(state, p["target"], "target")
     not_dead(c, ctx, "target")
     rolled = (dice.roll_total(p["roll"]) if p["roll"] else 0) + p["amount"]
-    amount, steps = dmg.modify(c, rolled, p["types"], half=p["half"])
+    amount, steps = dmg.modify(c, rolled, p["types"], half=p["half"], flags=state.flags)
+    fiat, given = overrides.value(ctx, "amount")  # C0.4
+    if given:
+        amount = int(fiat)
+        steps.append({"step": "GM override (C0.4)", "value": amount})
     result = dmg.deliver(state, c, amount, wounding=p["wounding"], nonlethal=p["nonlethal"])
     return {"target": c.id, "types": p["types"], "steps": steps, **result}
 
@@ -180,11 +185,17 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         c.surges -= 1
         surge_spent = True
     parts = [
-        {"source": f"{p['surge_multiplier']} x surge value", "value": c.surge_value * p["surge_multiplier"]},
+        {
+            "source": f"{p['surge_multiplier']} x surge value",
+            "value": c.surge_value(state.flags) * p["surge_multiplier"],
+        },
         {"source": "dice", "value": dice.roll_total(p["roll"]) if p["roll"] else 0},
         {"source": "flat", "value": p["flat"]},
     ]
     parts = [x for x in parts if x["value"] or x["source"] == "dice" and p["roll"]]
+    fiat, given = overrides.value(ctx, "amount")  # C0.4
+    if given:
+        parts.append({"source": "GM override (C0.4)", "value": int(fiat) - sum(x["value"] for x in parts)})
     result = dmg.heal(state, c, max(0, sum(x["value"] for x in parts)), magical=p["magical"])
     return {"target": c.id, "surge_spent": surge_spent, "parts": parts, **result}
 
@@ -209,7 +220,11 @@ def surge_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     )
     dmg.can_heal(c)
     c.surges = max(0, c.surges - 1)
-    return {"creature": c.id, "surges_left": c.surges, **dmg.heal(state, c, c.surge_value, magical=False)}
+    return {
+        "creature": c.id,
+        "surges_left": c.surges,
+        **dmg.heal(state, c, c.surge_value(state.flags), magical=False),
+    }
 
 
 def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -230,7 +245,7 @@ def second_wind(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     dmg.can_heal(c)
     c.surges = max(0, c.surges - 1)
     c.second_wind_used = True
-    healed = dmg.heal(state, c, c.surge_value, magical=False)
+    healed = dmg.heal(state, c, c.surge_value(state.flags), magical=False)
     if state.encounter is not None and c.id in state.encounter.participants:
         effects.apply(state, c, SECOND_WIND_EFFECT, source=c.id, ctx=ctx)
     return {"creature": c.id, "surges_left": c.surges, **healed}
@@ -253,8 +268,11 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             ctx,
         )
     natural = dice.natural(p["roll"])
-    mods = sum(int(m.get("value", 0)) for m in p["modifiers"] if _holds(m, ctx))
+    mods = bonuses.total(bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags))
     total = dice.roll_total(p["roll"]) + mods
+    fiat, given = overrides.value(ctx, "total")  # C0.4
+    if given:
+        total = int(fiat)
     if total >= 20 and c.surges > 0:
         dmg.can_heal(c)
     outcome: dict[str, Any] = {"creature": c.id, "natural": natural, "total": total}
@@ -273,7 +291,7 @@ def death_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     elif c.surges > 0:
         c.surges -= 1
         outcome["result"] = "spends a surge and wakes"
-        outcome.update(dmg.heal(state, c, c.surge_value, magical=False))
+        outcome.update(dmg.heal(state, c, c.surge_value(state.flags), magical=False))
     else:
         outcome["result"] = "20 or higher, but no surge left: no change"
     if turn_log is not None:
@@ -298,6 +316,9 @@ def stabilization(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]
     dc = p["dc"] if p["dc"] is not None else state.flags["sw.first_aid_stabilize_dc"]
     total = dice.roll_total(p["roll"]) if p["roll"] else None
     success = total is None or total >= dc
+    fiat, given = overrides.value(ctx, "success")  # C0.4
+    if given:
+        success = bool(fiat)
     if success:
         c.life = "stabilized"
     return {"target": c.id, "total": total, "dc": dc, "success": success, "life_after": c.life}
@@ -321,7 +342,7 @@ def wounds_restored(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         )
         c.care_day = day
     before = c.wounds
-    c.wounds = min(c.max_wounds, c.wounds + amount)
+    c.wounds = min(c.max_wounds(state.flags), c.wounds + amount)
     if c.wounds > 0 and c.life in ("dying", "stabilized", "knocked_out"):
         c.life = "active"
     return {"target": c.id, "wounds_before": before, "wounds_after": c.wounds, "life_after": c.life}
@@ -339,7 +360,7 @@ def creature_raised(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
     require(c.life == "dead", f"{c.name} is not dead", "NOT_DEAD", ctx)
     c.life, c.death_fails = "active", 0
     c.effects = []  # whatever held it before it died is over
-    c.hp, c.wounds = min(p["hp"], c.max_hp), min(p["wounds"], c.max_wounds)
+    c.hp, c.wounds = min(p["hp"], c.max_hp), min(p["wounds"], c.max_wounds(state.flags))
     return {"creature": c.id, "hp": c.hp, "wounds": c.wounds}
 
 
@@ -509,6 +530,48 @@ def level_set(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     return {"creature": c.id, "level": current_level(c, state.flags), "xp_level": xp_level}
 
 
+def explosive_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """B-SW-20 ruling 3 (flag ``sw.explosive_save``): d20 + (Reflex defense - 10) against the
+    explosive's DC; a success halves the damage, which then goes through SW-30 and SW-32."""
+    unknown = [t for t in p["types"] if t not in DAMAGE_TYPES]
+    if unknown:
+        raise InvalidInput(f"unknown damage type(s) {', '.join(unknown)}", field="types")
+    c = creature(state, p["target"], "target")
+    not_dead(c, ctx, "target")
+    natural = dice.natural(p["roll"])
+    if natural is None:
+        raise InvalidInput("an explosive save is a single d20 (plus modifiers)", field="roll")
+    if state.flags["sw.explosive_save"] == "half_level_plus_dex":
+        bonus = {
+            "source": "half level + Dexterity modifier",
+            "value": initiative_bonus(c, state.flags) - c.initiative_misc,
+        }
+    else:
+        bonus = {"source": "Reflex defense - 10", "value": c.defenses["ref"] - 10}
+    parts = [bonus, *bonuses.declared(p["modifiers"], lambda m: _holds(m, ctx), state.flags)]
+    total = dice.roll_total(p["roll"]) + bonuses.total(parts)
+    success = total >= p["dc"]
+    fiat, given = overrides.value(ctx, "success")  # C0.4
+    if given:
+        success = bool(fiat)
+    rolled = (dice.roll_total(p["damage"]) if p["damage"] else 0) + p["amount"]
+    amount, steps = dmg.modify(c, rolled, p["types"], half=success, flags=state.flags)
+    if success:
+        steps[1]["step"] = "half damage (explosive save)"
+    delivered = dmg.deliver(state, c, amount)
+    return {
+        "target": c.id,
+        "natural": natural,
+        "save_parts": parts,
+        "total": total,
+        "dc": p["dc"],
+        "success": success,
+        "types": p["types"],
+        "steps": steps,
+        **delivered,
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "CreatureRegistered": creature_registered,
     "SheetUpdated": sheet_updated,
@@ -528,4 +591,5 @@ HANDLERS: dict[str, Handler] = {
     "ActionPointSpent": action_point_spent,
     "ExperienceAwarded": xp_awarded,
     "LevelSet": level_set,
+    "ExplosiveSaveRolled": explosive_save,
 }

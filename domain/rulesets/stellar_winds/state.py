@@ -47,6 +47,19 @@ TRACK_FIELDS = (
 )
 
 
+# B-X-6: how a division rounds (flag ``rounding``): halving, 1/4 HP, 1/2 level, surge value.
+ROUNDINGS = {
+    "floor": lambda n, d: n // d,
+    "up": lambda n, d: -(-n // d),
+    "nearest": lambda n, d: (2 * n + d) // (2 * d),  # halves round up
+}
+
+
+def divide(n: int, d: int, flags: dict[str, Any]) -> int:
+    """``n / d`` rounded as the campaign's ``rounding`` flag says (B-X-6)."""
+    return int(ROUNDINGS[flags.get("rounding", "floor")](n, d))
+
+
 def modifier(score: int) -> int:
     """Ability modifier: (score - 10) / 2, rounded down."""
     return (score - 10) // 2
@@ -98,27 +111,42 @@ class Creature(CreatureBase):
     def makes_death_saves(self) -> bool:
         return self.kind == "pc" or self.heroic
 
-    @property
-    def bloodied_value(self) -> int:
-        return self.max_hp // 2
+    def bloodied_value(self, flags: dict[str, Any]) -> int:
+        """SW-33: half the maximum HP (rounded per B-X-6)."""
+        return divide(self.max_hp, 2, flags)
 
-    @property
-    def bloodied(self) -> bool:
-        return self.hp <= self.bloodied_value
+    def bloodied(self, flags: dict[str, Any]) -> bool:
+        return self.hp <= self.bloodied_value(flags)
 
-    @property
-    def surge_value(self) -> int:
-        return self.max_hp // 4
+    def surge_value(self, flags: dict[str, Any]) -> int:
+        """SW-36: a quarter of the maximum HP (rounded per B-X-6)."""
+        return divide(self.max_hp, 4, flags)
 
-    @property
-    def max_wounds(self) -> int:
+    def max_wounds(self, flags: dict[str, Any]) -> int:
+        """B-SW-4: the sheet's own maximum, else the Constitution score (``sw.max_wounds``: or a
+        number the table set for every creature)."""
         if self.max_wounds_override is not None:
             return self.max_wounds_override
-        return self.abilities.get("con", 10)
+        rule = flags.get("sw.max_wounds", "con_score")
+        return self.abilities.get("con", 10) if rule == "con_score" else int(rule)
 
     @property
     def conscious(self) -> bool:
         return self.life == "active" and not self.has_condition("unconscious")
+
+    def speed_now(self) -> tuple[int, list[str]]:
+        """A1.10: slowed makes speed 2, immobilized 0; a lower speed stays lower; the conditions
+        that limit it."""
+        found = self.conditions()
+        limits = {
+            n: CONDITIONS[n].speed for n in found if n in CONDITIONS and CONDITIONS[n].speed is not None
+        }
+        lowest = min([self.speed, *(v for v in limits.values() if v is not None)])
+        return lowest, sorted(n for n, v in limits.items() if v is not None and v < self.speed)
+
+    def perception_mod(self) -> int:
+        """A1.10 Deafened: -10 to Perception checks."""
+        return sum(CONDITIONS[n].perception_mod for n in self.conditions() if n in CONDITIONS)
 
     def has_condition(self, name: str) -> bool:
         return name in self.conditions()
@@ -167,7 +195,9 @@ def current_level(c: Creature, flags: dict[str, Any]) -> int:
 
 def initiative_bonus(c: Creature, flags: dict[str, Any]) -> int:
     """SW-3: half level + Dexterity modifier + misc."""
-    return current_level(c, flags) // 2 + modifier(c.abilities.get("dex", 10)) + c.initiative_misc
+    return (
+        divide(current_level(c, flags), 2, flags) + modifier(c.abilities.get("dex", 10)) + c.initiative_misc
+    )
 
 
 class SWState(TableState):

@@ -8,6 +8,7 @@ against RULES.md ids.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from domain.core import xp
 from domain.core.encounters import ActionLimit, ActionTable
@@ -32,7 +33,9 @@ class Condition:
     half_damage_taken: bool = False  # insubstantial (ongoing included)
     resist_all: int = 0  # petrified
     implies: tuple[str, ...] = ()  # further conditions it brings
-    speed: int | None = None  # slowed: speed becomes 2
+    speed: int | None = None  # slowed: speed becomes 2 (a lower speed stays lower); immobilized: 0
+    perception_mod: int = 0  # deafened, blinded: -10 to Perception checks
+    unseen: bool = False  # invisible: attackers cannot see it; it has combat advantage (A1.10, A1.5)
 
 
 CONDITIONS: dict[str, Condition] = {
@@ -42,15 +45,16 @@ CONDITIONS: dict[str, Condition] = {
         attack_penalty_kinds=("melee", "ranged"),
         cannot_see=True,
         cannot_flank=True,
+        perception_mod=-10,
     ),
     "dazed": Condition(
         grants_ca=True, actions="one", no_immediate=True, cannot_flank=True, cannot_delay=True
     ),
-    "deafened": Condition(),
+    "deafened": Condition(perception_mod=-10),  # cannot hear (A1.10)
     "dominated": Condition(implies=("dazed",)),
     "dying": Condition(implies=("unconscious",)),
     "helpless": Condition(grants_ca=True),
-    "immobilized": Condition(),
+    "immobilized": Condition(speed=0),  # cannot leave its space; teleport and forced movement still work
     "marked": Condition(),
     "petrified": Condition(actions="none", resist_all=20, cannot_delay=True, no_immediate=True),
     "prone": Condition(grants_ca_melee_only=True, attack_penalty=-2, ranged_defense_mod=2),
@@ -72,7 +76,7 @@ CONDITIONS: dict[str, Condition] = {
     ),
     "weakened": Condition(half_damage_dealt=True),
     # statuses
-    "invisible": Condition(),
+    "invisible": Condition(unseen=True),
     "insubstantial": Condition(half_damage_taken=True),
     "grabbed": Condition(implies=("immobilized",)),
 }
@@ -153,6 +157,43 @@ SW_ACTIONS = ActionTable(
         "a minor instead of the move)"
     ),
 )
+
+
+@dataclass(frozen=True)
+class TableAction:
+    """A table action the engine resolves (SW-13, A1.10 Prone): the action it costs its creature
+    (None: it is the consequence of something else, such as a power's hit), the effect it puts on
+    the creature, the condition it ends, and what the creature must be."""
+
+    action: str | None
+    effect: dict[str, Any] | None = None
+    ends: str | None = None
+    needs: tuple[str, str] | None = None  # a condition the creature must have, and the refusal code
+    refuses: tuple[str, str] | None = None  # a condition it must not have, and the refusal code
+    conscious: bool = True  # the creature acts itself
+
+
+PRONE_EFFECT: dict[str, Any] = {
+    "name": "prone",
+    "components": [{"condition": "prone"}],
+    "duration": {"kind": "until_removed"},
+}
+TABLE_ACTIONS: dict[str, TableAction] = {
+    # SW-13: +2 to all defenses until the start of your next turn (a standard action)
+    "total_defense": TableAction(
+        "standard",
+        effect={
+            "name": "total defense",
+            "components": [{"defense_mod": {"defense": "all", "value": 2}}],
+            "duration": {"kind": "until_start_of_turn"},
+        },
+    ),
+    # A1.10 Prone: dropping prone is a minor action; standing up is a move action
+    "drop_prone": TableAction("minor", effect=PRONE_EFFECT, refuses=("prone", "ALREADY_PRONE")),
+    "stand_up": TableAction("move", ends="prone", needs=("prone", "NOT_PRONE")),
+    # knocked prone by another creature's power or a GM ruling: no action of its own
+    "knock_prone": TableAction(None, effect=PRONE_EFFECT, conscious=False),
+}
 
 COMBAT_ADVANTAGE_BONUS = 2
 MARKED_PENALTY = -2  # attack that does not target the marker
