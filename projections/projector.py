@@ -193,7 +193,6 @@ class Projector:
         self.max_campaigns = max_campaigns
         self._campaigns: OrderedDict[UUID, Campaign] = OrderedDict()
         self._notification_ids: dict[UUID, dict[int, int]] = {}
-        self._narrators: dict[str, Narrator] = {}
 
     def reset(self) -> None:
         """Forget every in-memory ledger (after a failed write or a tracking change)."""
@@ -318,9 +317,10 @@ class Projector:
         wanted = set(wanted)
         ledger = campaign.ledger
         readings: list[_Reading] = []
-        narrator = self._narrators.get(ledger.ruleset.id)
-        if narrator is None:
-            narrator = self._narrators[ledger.ruleset.id] = narrator_for(ledger.ruleset)
+        # a fresh narrator per campaign and batch: a narrator remembers the names it has seen, and
+        # a name from another campaign, or from a history a correction has since undone (a
+        # revoked arrival), must not name a creature in this one
+        narrator = narrator_for(ledger.ruleset)
 
         def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
             readings.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))

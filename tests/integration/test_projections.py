@@ -377,6 +377,31 @@ def test_a_ruleset_the_core_never_heard_of_projects_incrementally_as_a_rebuild_d
         application.close()
 
 
+def test_a_revoked_arrival_is_narrated_alike_live_and_rebuilt(store: Settings, toy_ruleset: object) -> None:
+    """Bram arrives, is hit, and his arrival is revoked: the hit is orphaned and its log line names
+    him as a rebuild does (by his id: the corrected campaign never had him), not by the name the
+    live follower saw before the correction."""
+    application = open_application(store)
+    follower = follower_for(store, application)
+    try:
+        cid = application.create_campaign("Toys", ruleset="toy")
+        for who in TOYS:
+            joined = {"creature_id": who, "name": who.title(), "kind": "pc", "max_hp": 10}
+            arrival = application.record(cid, "ToyCreatureJoined", joined).position
+        hit = application.record(cid, "Hit", {"target": "bram", "amount": 2}).position
+        follower.catch_up()
+        application.revoke(cid, arrival, "Bram never came")
+        follower.catch_up()
+        lines = {row["position"]: row["line"] for row in follower.views.dump()["view_log"]}
+        assert lines[hit].startswith("bram is hit for 2. (orphaned")
+        incremental = follower.views.dump()
+        wiring.rebuild(store, application=application)
+        assert follower.views.dump() == incremental
+    finally:
+        follower.close()
+        application.close()
+
+
 def test_new_views_record_their_layouts_and_reopening_drops_nothing(store: Settings) -> None:
     first = wiring.open_views(store)
     try:
