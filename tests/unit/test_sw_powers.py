@@ -333,3 +333,51 @@ def test_b_sw_32_a_trained_jumpers_acrobatics_check_takes_off_half_its_result(ta
     ).outcome
     assert out["amount"] == 0 and "prone" not in out and table.c("vex")["hp"] == 40
     assert "prone" not in table.c("vex")["conditions"]
+
+
+# ------------------------------------------------------------------ the log
+def test_the_log_tells_each_new_fact(make_table: Any) -> None:
+    from domain.rulesets import get_ruleset, narrator_for
+
+    t = make_table()
+    t.pc("vex", powers=POWERS, ammo={"rifle": 12, "grenade": 2})
+    t.monster("orc")
+    narrator = narrator_for(get_ruleset("stellar-winds"))
+
+    def told(fact: str, payload: dict[str, Any]) -> tuple[str, str]:
+        out = t.record(fact, payload).outcome
+        state = t.ledger.state
+        return narrator.sentence(fact, payload, out, state), narrator.sentence(fact, payload, None, state)
+
+    assert told("PowerUsed", {"creature": "vex", "power_id": "ray"}) == (
+        "Vex uses Ion Ray (encounter: expended until a rest).",
+        "Vex uses the power ray.",
+    )
+    assert told("AmmunitionExpended", {"creature": "vex", "weapon_id": "rifle", "rounds": 2})[0] == (
+        "Vex spends 2 round(s) of rifle; 10 left."
+    )
+    assert told("EquipmentChanged", {"creature": "vex", "ammo": {"rifle": 30}, "reason": "reload"})[0] == (
+        "Vex now carries rifle 30 (reload)."
+    )
+    throw = {"creature": "vex", "square": [4, 2], "increments": 2, "deviation": t.app.roll("1d4", faces=[3])}
+    assert told("GrenadeThrown", throw)[0] == (
+        "Vex throws a grenade at square (4, 2), 2 range increments away: 1d4 (3) = 3, it bounces 1 square(s) "
+        "lower right and lands on (5, 3)."
+    )
+    bluff = {"creature": "vex", "target": "orc", "roll": t.app.roll("1d20+5", faces=[9]), "vs_insight": 14}
+    assert told("BluffForCombatAdvantageRolled", bluff)[0].endswith(
+        "= 14 vs Insight 14: combat advantage against them."
+    )
+    fall = {"creature": "vex", "feet": 10, "roll": t.app.roll("1d10", faces=[6])}
+    text = told("FallTaken", fall)[0]
+    assert text.startswith("Vex falls 10 feet: ") and text.endswith("Vex lands prone.")
+    grabbed = grab(t)
+    escape = {
+        "creature": "vex",
+        "effect_id": grabbed,
+        "skill": "acrobatics",
+        "roll": t.app.roll("1d20+4", faces=[10]),
+    }
+    assert told("EscapeAttempted", escape)[0].endswith(
+        "= 14 vs Orc's Reflex 14: free, and may shift 1 square."
+    )

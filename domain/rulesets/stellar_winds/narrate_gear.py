@@ -33,7 +33,7 @@ class GearSentences(Narrator):
     def _GrenadeThrown(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["creature"], s)
         x, y = p["square"]
-        head = f"{who} throws a {self.m.esc(p['grenade_id'])} at square ({x}, {y})"
+        head = f"{who} throws a {self.m.esc(p.get('grenade_id', 'grenade'))} at square ({x}, {y})"
         if o is None:
             return head + "."
         lx, ly = o["lands_on"]
