@@ -12,8 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.errors import DomainError, InvalidInput
+from tests.unit.conftest import Table, memory_application
 
 POWERS = [
     {"id": "jab", "name": "Plasma Jab", "frequency": "at_will"},
@@ -381,3 +384,38 @@ def test_the_log_tells_each_new_fact(make_table: Any) -> None:
     assert told("EscapeAttempted", escape)[0].endswith(
         "= 14 vs Orc's Reflex 14: free, and may shift 1 square."
     )
+
+
+# ------------------------------------------------------------------ a law (hypothesis)
+STEPS = st.lists(st.sampled_from(["jab", "ray", "nova", "short", "extended"]), max_size=14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(STEPS)
+def test_sw_49_law_a_power_is_expended_exactly_when_used_since_the_last_rest_that_regains_it(
+    steps: list[str],
+) -> None:
+    """Any sequence of uses and rests: an encounter power is expended iff it was used after the
+    last rest (short or extended); a daily power iff used after the last extended rest; an at-will
+    power never. Using an expended power is refused and changes nothing."""
+    app = memory_application()
+    try:
+        t = Table(app, {"sw.extended_rest_interval_hours": 0})
+        t.pc("kira", powers=POWERS)
+        used: set[str] = set()
+        for step in steps:
+            if step == "short":
+                t.short_rest(["kira"])
+                used -= {"ray"}
+            elif step == "extended":
+                t.extended_rest(["kira"])
+                used -= {"ray", "nova"}
+            elif step in used:
+                refused(t, "POWER_EXPENDED", "PowerUsed", {"creature": "kira", "power_id": step})
+            else:
+                use(t, "kira", step)
+                if step != "jab":
+                    used.add(step)
+            assert {x["id"] for x in t.c("kira")["powers"] if x["expended"]} == used
+    finally:
+        app.close()
