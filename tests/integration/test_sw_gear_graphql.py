@@ -153,6 +153,13 @@ def test_b_sw_21_autofire_b_sw_20_grenades_and_ammunition(g: GQL) -> None:  # no
     before = t.position()
     empty = t.m("throwGrenade", characterId=t.ids["vex"], square=[1, 1], damage="2d6")
     assert codes(empty) == ["NO_AMMUNITION"] and t.position() == before
+    # in an encounter, a grenade that catches no one still takes the thrower's standard action
+    t.ok("changeEquipment", characterId=t.ids["vex"], ammo=[{"weaponId": "grenade", "rounds": 2}])
+    t.fight({"vex": 18, "orc": 4})
+    miss = t.ok("throwGrenade", characterId=t.ids["vex"], square=[9, 9], damage="2d6")["facts"]
+    assert [f["type"] for f in miss] == ["GrenadeThrown"] and miss[0]["outcome"]["action"] == "standard"
+    late = t.m("throwGrenade", characterId=t.ids["vex"], square=[9, 9], damage="2d6")
+    assert codes(late) == ["NO_ACTION_LEFT"]
 
 
 def test_c1_2_bluff_sw_13_escape_sw_31_falls(g: GQL) -> None:  # noqa: F811

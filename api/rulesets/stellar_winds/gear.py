@@ -254,6 +254,8 @@ def p_grenade(i: ThrowGrenadeInput, look: Look) -> Plan:
             **_action(i.action),
         }
         items.append(("AttackMade", burst))
+    else:  # no one in the burst: the throw itself is the action
+        throw["action"] = "standard" if i.action is None else (None if i.action == "none" else i.action)
     return Plan(items, ACTORS, {c}, [c, *names], _enc(look))
 
 

@@ -47,7 +47,7 @@ HANDLERS.update(
         "PowerUsed": encounters.with_action(powers.power_used, field="creature"),
         "AmmunitionExpended": powers.ammunition_expended,
         "EquipmentChanged": powers.equipment_changed,
-        "GrenadeThrown": powers.grenade_thrown,
+        "GrenadeThrown": encounters.with_action(powers.grenade_thrown, field="creature"),
         "BluffForCombatAdvantageRolled": encounters.with_action(skills.bluff, field="creature"),
         "EscapeAttempted": encounters.with_action(skills.escape, field="creature"),
         "FallTaken": skills.fall,

@@ -205,6 +205,8 @@ FACTS: dict[str, Schema] = {
         "square": req("custom", check=_check_square),
         "increments": req("int", minimum=1, maximum=100),
         "deviation": opt("roll", None, nullable=True),
+        # the thrower's action when no burst attack (which uses it) follows: a throw that hits no one
+        "action": opt("str", None, nullable=True),
     },
     # C1.2 BluffForCombatAdvantageRolled (SW-13 list, C1.1 bluff_ca_used_this_encounter)
     "BluffForCombatAdvantageRolled": {
