@@ -310,6 +310,25 @@ def test_sw_13_b_sw_32_escape_acrobatics_vs_reflex_ends_the_grab_and_allows_a_sh
     assert "grabbed" not in table.c("vex")["conditions"]
 
 
+def test_sw_13_an_escape_is_only_from_a_grab_held_by_another_creature(table: Any) -> None:
+    roll = table.app.roll("1d20+4", faces=[20])
+    dazed = {
+        "name": "stun gun",
+        "components": [{"condition": "dazed"}],
+        "duration": {"kind": "until_removed"},
+    }
+    eid = table.record("EffectApplied", {"target": "vex", "source": "orc", "effect": dazed}).outcome[
+        "effect_id"
+    ]
+    escape = {"creature": "vex", "effect_id": eid, "skill": "athletics", "roll": roll}
+    refused(table, "NOT_A_GRAB", "EscapeAttempted", escape)
+    held = {"name": "net", "components": [{"condition": "restrained"}], "duration": {"kind": "until_removed"}}
+    eid = table.record("EffectApplied", {"target": "vex", "source": "vex", "effect": held}).outcome[
+        "effect_id"
+    ]
+    refused(table, "NOT_A_GRAB", "EscapeAttempted", {**escape, "effect_id": eid})
+
+
 def test_sw_31_a_fall_deals_1d10_per_10_feet_and_lands_prone(table: Any) -> None:
     # 30 feet: 3d10 = 4 + 6 + 2 = 12; 40 -> 28, prone
     out = table.record(

@@ -70,7 +70,7 @@ ERROR_CODES: dict[str, str] = {
     "FREE_ACTIONS_ONLY": "Only free actions are allowed now.",
     "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",
     "NOT_CONSCIOUS": "The creature is not conscious.",
-    "NOT_A_GRAB": "The effect has no other creature as its source to escape from.",
+    "NOT_A_GRAB": "An escape is from a grab (grabbed, immobilized, restrained) held by another creature.",
     "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
     "NOT_DYING": "The creature is not dying.",
     "NOT_HELPLESS": "A coup de grace needs a helpless target.",

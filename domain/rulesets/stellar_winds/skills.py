@@ -30,6 +30,8 @@ from domain.rulesets.stellar_winds.tables import PRONE_EFFECT
 
 # B-SW-32 / SW-13: which skill escapes against which of the grabber's defenses
 ESCAPE_DEFENSE = {"acrobatics": "ref", "athletics": "fort"}
+# SW-13: "Grab creates an immobilizing effect": the conditions an escape ends
+ESCAPABLE = ("grabbed", "immobilized", "restrained")
 FALL_DIE, FALL_STEP_FEET = 10, 10  # SW-31: 1d10 per 10 feet
 
 
@@ -101,9 +103,11 @@ def escape(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             code="NOT_AFFECTED",
         )
     grabber = state.creatures.get(e.get("source") or "")
-    if grabber is None or grabber.id == c.id:
+    holds = {comp.get("condition") for comp in e["components"]} & set(ESCAPABLE)
+    if grabber is None or grabber.id == c.id or not holds:
         raise RuleViolation(
-            "an escape is against the creature that holds it: this effect has no other creature as source",
+            "an escape is from a grab (grabbed, immobilized or restrained) held by another creature, "
+            "the effect's source",
             field="effect_id",
             code="NOT_A_GRAB",
         )
