@@ -342,6 +342,19 @@ def test_sw_31_a_fall_deals_1d10_per_10_feet_and_lands_prone(table: Any) -> None
         )
 
 
+def test_sw_31_the_fast_falling_rule_past_50_feet_is_a_flag(make_table: Any) -> None:
+    t = make_table({"sw.falling": "fast_over_50"})
+    t.pc("vex", max_hp=100)
+    # 70 feet: 25 (the first 50 feet) + 2d10 for the 20 extra feet = 25 + 3 + 5 = 33; 100 -> 67
+    out = t.record("FallTaken", {"creature": "vex", "feet": 70, "roll": t.app.roll("2d10", faces=[3, 5])})
+    assert out.outcome["amount"] == 33 and t.c("vex")["hp"] == 67
+    with pytest.raises(InvalidInput):  # 7d10 is the dice rule's, not this one's
+        t.record("FallTaken", {"creature": "vex", "feet": 70, "roll": t.app.roll("7d10", faces=[1] * 7)})
+    # 50 feet is not more than 50: 5d10 = 10
+    out = t.record("FallTaken", {"creature": "vex", "feet": 50, "roll": t.app.roll("5d10", faces=[2] * 5)})
+    assert out.outcome["amount"] == 10
+
+
 def test_b_sw_32_a_trained_jumpers_acrobatics_check_takes_off_half_its_result(table: Any) -> None:
     # 20 feet: 2d10 = 5 + 4 = 9; Acrobatics 1d20+6 with a 12 = 18, half 9: 0 damage, not prone
     out = table.record(

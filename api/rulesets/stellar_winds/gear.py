@@ -13,6 +13,7 @@ from strawberry.scalars import JSON
 from api.graphql.errors import ChronicleError
 from api.graphql.inputs import DiceInput, MutationInput
 from api.graphql.planning import ACTORS, Look, MutationSpec, Plan, json_arg, one
+from domain.rulesets.stellar_winds.skills import fall_dice
 
 RULESET = "stellar-winds"
 
@@ -287,7 +288,7 @@ def p_escape(i: EscapeInput, look: Look) -> Plan:
 
 def p_fall(i: FallInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    count = i.feet // 10 if i.feet >= 0 else 0
+    _, count = fall_dice(max(0, i.feet), look.view.campaign().get("flags", {}))
     payload = {
         "creature": c,
         "feet": i.feet,

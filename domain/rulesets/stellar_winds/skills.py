@@ -9,7 +9,8 @@ escaping a grab, falling.
 * ``EscapeAttempted`` (SW-13, B-SW-32 4E-DEFAULT): Acrobatics against the grabber's Reflex or
   Athletics against its Fortitude; a success ends the grab and the creature may shift 1 square.
   A move action by default.
-* ``FallTaken`` (SW-31, B-SW-32): 1d10 per full 10 feet; a trained jumper's Acrobatics check
+* ``FallTaken`` (SW-31, B-SW-32): 1d10 per full 10 feet (flag ``sw.falling``: or, past 50
+  feet, 25 per 50 feet and 1d10 per 10 extra feet); a trained jumper's Acrobatics check
   (recorded with its die) reduces the damage by half its result; the damage goes through SW-30
   and SW-32; the creature lands prone unless it takes no damage.
 """
@@ -33,6 +34,7 @@ ESCAPE_DEFENSE = {"acrobatics": "ref", "athletics": "fort"}
 # SW-13: "Grab creates an immobilizing effect": the conditions an escape ends
 ESCAPABLE = ("grabbed", "immobilized", "restrained")
 FALL_DIE, FALL_STEP_FEET = 10, 10  # SW-31: 1d10 per 10 feet
+FAST_FALL_FEET, FAST_FALL_DAMAGE = 50, 25  # SW-31 [001 L789]: 25 damage per 50 feet
 
 
 def _d20(roll: dict[str, Any], field: str = "roll") -> int:
@@ -138,12 +140,19 @@ def escape(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     return out
 
 
+def fall_dice(feet: int, flags: dict[str, Any]) -> tuple[int, int]:
+    """SW-31: the fixed damage and the number of d10s of a fall (flag ``sw.falling``)."""
+    if flags.get("sw.falling", "dice") == "fast_over_50" and feet > FAST_FALL_FEET:
+        return FAST_FALL_DAMAGE * (feet // FAST_FALL_FEET), (feet % FAST_FALL_FEET) // FALL_STEP_FEET
+    return 0, feet // FALL_STEP_FEET
+
+
 def fall(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """SW-31, B-SW-32: 1d10 per 10 feet, less half a trained jumper's Acrobatics check; then the
     damage pipeline; prone unless no damage."""
     c = creature(state, p["creature"])
     not_dead(c, ctx)
-    count = p["feet"] // FALL_STEP_FEET
+    fixed, count = fall_dice(p["feet"], state.flags)
     roll = p["roll"]
     faces = dice.dice_of(roll) if roll else []
     if (
@@ -155,7 +164,11 @@ def fall(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             f"a fall of {p['feet']} feet deals {count}d10 (SW-31): give exactly those dice", field="roll"
         )
     rolled = sum(f for _, f in faces)
-    steps: list[dict[str, Any]] = [{"step": f"{count}d10 for {p['feet']} feet (SW-31)", "value": rolled}]
+    steps: list[dict[str, Any]] = []
+    if fixed:
+        steps.append({"step": "25 per 50 feet (SW-31, sw.falling = fast_over_50)", "value": fixed})
+    steps.append({"step": f"{count}d10 for {p['feet']} feet (SW-31)", "value": rolled})
+    rolled += fixed
     if p["acrobatics"] is not None:
         _d20(p["acrobatics"], "acrobatics")
         check = dice.roll_total(p["acrobatics"])
