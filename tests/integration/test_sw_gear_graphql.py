@@ -133,6 +133,10 @@ def test_b_sw_21_autofire_b_sw_20_grenades_and_ammunition(g: GQL) -> None:  # no
         {"weaponId": "grenade", "rounds": 1},
         {"weaponId": "rifle", "rounds": 17},
     ]
+    # a single shot that names its weapon spends a round: d20 2 + 4 = 6, a miss; 17 -> 16
+    rifle = {**BOW, "name": "rifle", "weaponId": "rifle"}
+    shot = t.attack("vex", rifle, {"name": "orc", "d20": 2, "damage": [1]})["facts"][0]["outcome"]
+    assert shot["ammunition"] == {"weapon_id": "rifle", "rounds": 1, "rounds_left": 16}
     # a grenade 3 increments away: the d4's 2 sends it 2 squares upper right, from (5, 5) to (7, 3);
     # the burst: d20 12 + 0 + 1 = 13 against the orc's Reflex 13, a hit for 2d6 = 3 + 4 = 7: 30 -> 23
     boom = t.ok(

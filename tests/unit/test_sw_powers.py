@@ -162,6 +162,23 @@ def test_c1_2_ammunition_is_spent_refused_without_enough_and_reloaded(make_table
     assert t.c("kira")["ammo"] == {"rifle": 30}
 
 
+def test_c1_2_a_shot_naming_its_weapon_spends_its_rounds_and_is_refused_without_them(
+    make_table: Any,
+) -> None:
+    t = make_table()
+    t.pc("vex", ammo={"pistol": 2})
+    t.monster("orc")
+    pistol = {"name": "pistol", "kind": "ranged", "defense": "ac", "attack_bonus": 8, "damage": "1d8"}
+    pistol["weapon_id"] = "pistol"
+    # d20 10 + 8 = 18 against AC 17: a hit for 3, 50 -> 47; one round spent
+    out = t.attack("vex", dict(pistol), [{"target": "orc", "face": 10, "damage_faces": [3]}]).outcome
+    assert out["ammunition"] == {"weapon_id": "pistol", "rounds": 1, "rounds_left": 1}
+    before = t.store_max()
+    with pytest.raises(DomainError) as caught:  # a two-round burst with one round left
+        t.attack("vex", {**pistol, "rounds": 2}, [{"target": "orc", "face": 10, "damage_faces": [3]}])
+    assert caught.value.code == "NO_AMMUNITION" and t.store_max() == before and t.c("orc")["hp"] == 47
+
+
 def autofire(t: Any, d20: int, w: int, expert: bool = False, rounds_of: str = "rifle") -> Any:
     burst = {"name": "burst", "special": "autofire", "weapon": "1d10", "weapon_id": rounds_of}
     if expert:

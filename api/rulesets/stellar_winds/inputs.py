@@ -172,6 +172,10 @@ class PowerInput:
         default=None,
         description="The power on the attacker's sheet: an encounter or daily power is expended.",
     )
+    weapon_id: str | None = strawberry.field(
+        default=None, description="The weapon whose ammunition the attack spends (C1.1 ammo)."
+    )
+    rounds: int | None = strawberry.field(default=None, description="Rounds it spends (default 1).")
 
 
 @strawberry.input

@@ -122,8 +122,13 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         "weapon": i.power.weapon,
         "effects": json_arg(i.power.effects, "power.effects", list) or [],
     }
-    if i.power.power_id is not None:
-        power["power_id"] = i.power.power_id
+    for key, value in (
+        ("power_id", i.power.power_id),
+        ("weapon_id", i.power.weapon_id),
+        ("rounds", i.power.rounds),
+    ):
+        if value is not None:
+            power[key] = value
     if not i.targets:
         raise ChronicleError("INVALID_INPUT", "an attack needs at least one target", "targets")
     if len(i.targets) > 50:

@@ -48,7 +48,7 @@ DEVIATION: dict[int, tuple[str, tuple[int, int]]] = {
     4: ("lower left", (-1, 1)),
 }
 # What an attack's power may add to the power attacks.check_power reads (handled here)
-GEAR_KEYS = ("power_id", "special", "weapon_id", "firearms_expert")
+GEAR_KEYS = ("power_id", "special", "weapon_id", "rounds", "firearms_expert")
 SPECIALS = ("autofire", "grenade")
 
 
@@ -308,7 +308,8 @@ def bluffed_for(state: SWState, target: str, attacker: str) -> bool:
 
 def attack(inner: Handler) -> Handler:
     """AttackMade with a power from the sheet (``power.power_id``: refused when expended, expended
-    after), an autofire or grenade attack (``power.special``), and combat advantage from a bluff."""
+    after), the rounds it spends (``power.weapon_id``, ``power.rounds``: 1 by default; autofire 10),
+    an autofire or grenade attack (``power.special``), and combat advantage from a bluff."""
 
     def handler(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         power = p["power"]
@@ -336,6 +337,22 @@ def attack(inner: Handler) -> Handler:
                 )
             used = check_usable(attacker, pid, ctx, "power.power_id")
         weapon_id = power.get("weapon_id")
+        spend: tuple[str, int] | None = None  # C1.2 AmmunitionExpended: (weapon id, rounds)
+        if weapon_id is not None and special != "autofire":
+            if special == "grenade":
+                raise InvalidInput(
+                    "a grenade's burst spends no ammunition (GrenadeThrown spent the grenade)",
+                    field="power.weapon_id",
+                )
+            rounds = power.get("rounds", 1)
+            if not isinstance(weapon_id, str) or not weapon_id:
+                raise InvalidInput("power.weapon_id names the weapon's ammunition", field="power.weapon_id")
+            if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 10_000:
+                raise InvalidInput("power.rounds is a whole number from 1", field="power.rounds")
+            _rounds(attacker, weapon_id, rounds, ctx, "power.weapon_id")
+            spend = (weapon_id, rounds)
+        elif power.get("rounds") is not None and special != "autofire":
+            raise InvalidInput("power.rounds needs power.weapon_id", field="power.rounds")
         if special is not None:
             if special not in SPECIALS:
                 raise InvalidInput(f"power.special is one of {', '.join(SPECIALS)}", field="power.special")
@@ -353,6 +370,7 @@ def attack(inner: Handler) -> Handler:
                         field="power.weapon",
                     )
                 _rounds(attacker, weapon_id, AUTOFIRE_ROUNDS, ctx, "power.weapon_id")
+                spend = (weapon_id, AUTOFIRE_ROUNDS)  # B-SW-21: always 10, whatever power.rounds says
                 plain["damage"] = "1[W]"  # B-SW-21: 1[W], no ability modifier, rolled once
                 if power.get("firearms_expert") is not True:
                     for t in targets:
@@ -361,11 +379,12 @@ def attack(inner: Handler) -> Handler:
         c = state.own(attacker.id)
         if used is not None:
             extra["power_used"] = {"power_id": used["id"], "expended": expend(state, c, used)}
-        if special == "autofire" and isinstance(weapon_id, str):
-            c.ammo = {**c.ammo, weapon_id: c.ammo.get(weapon_id, 0) - AUTOFIRE_ROUNDS}
-            extra["autofire"].update(
-                weapon_id=weapon_id, rounds=AUTOFIRE_ROUNDS, rounds_left=c.ammo[weapon_id]
-            )
+        if spend is not None:
+            wid, n = spend
+            c.ammo = {**c.ammo, wid: c.ammo.get(wid, 0) - n}
+            extra["ammunition"] = {"weapon_id": wid, "rounds": n, "rounds_left": c.ammo[wid]}
+            if special == "autofire":
+                extra["autofire"].update(extra["ammunition"])
         return {**out, **extra}
 
     return handler
