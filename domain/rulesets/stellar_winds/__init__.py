@@ -82,7 +82,7 @@ ERROR_CODES: dict[str, str] = {
     "NO_AMMUNITION": "The creature has not enough rounds (or grenades) of that weapon.",
     "NO_HEALING_SURGE": "The creature has no healing surge left.",
     "OPPORTUNITY_USED": "The creature's opportunity action is used this turn.",
-    "POWER_EXPENDED": "The power is expended until a rest regains it (SW-49).",
+    "POWER_EXPENDED": "The power is expended until a rest or a recharge regains it (OR-9, SW-49).",
     "SECOND_WIND_USED": "Second wind is already used in this encounter.",
     "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
     "SUSTAINING": "The effect is being sustained.",
