@@ -128,6 +128,15 @@ def test_sw_14_a_monster_has_no_action_point_unless_its_sheet_gives_one(make_tab
     assert t.c("boss")["action_points"] == 2
 
 
+def test_sw_14_a_monster_whose_sheet_is_updated_holds_its_new_action_points(make_table: Any) -> None:
+    t = make_table()
+    t.monster("orc")
+    t.record("SheetUpdated", {"creature_id": "orc", "changes": {"action_points": 1}, "reason": "now elite"})
+    assert t.c("orc")["action_points"] == 1
+    t.spend_action_point("orc")
+    assert t.c("orc")["action_points"] == 0
+
+
 def test_sw_15_a_monster_spends_as_many_per_encounter_as_its_sheet_allows(make_table: Any) -> None:
     t = make_table()
     t.monster("elite", action_points=1)

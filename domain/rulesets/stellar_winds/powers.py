@@ -99,7 +99,8 @@ def registered(inner: Handler) -> Handler:
 
 
 def sheet_updated(inner: Handler) -> Handler:
-    """SheetUpdated may change the powers (an expended power that is no longer listed is gone)."""
+    """SheetUpdated may change the powers (an expended power that is no longer listed is gone) and
+    a monster's action points (it holds what its sheet now gives)."""
 
     def handler(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         changes = p["changes"]
@@ -114,6 +115,9 @@ def sheet_updated(inner: Handler) -> Handler:
             c = state.own(p["creature_id"])
             listed = {x["id"] for x in c.powers}
             c.expended = {k: v for k, v in c.expended.items() if k in listed}
+        c = state.creatures[p["creature_id"]]
+        if p["changes"].get("action_points") is not None and not c.is_pc:
+            state.own(c.id).ap = p["changes"]["action_points"]  # SW-14: what its sheet now gives
         return out
 
     return handler
