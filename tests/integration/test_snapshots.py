@@ -23,6 +23,7 @@ from api.service.snapshots import FOLD, SnapshotRow
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
 from domain.rulesets import get_ruleset
+from domain.rulesets.stellar_winds import STELLAR_WINDS
 
 HEADER = {"name": "Snapshots", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
 
@@ -179,7 +180,7 @@ def test_the_snapshot_table_sits_beside_the_events(app: ChronicleApplication, st
     assert isinstance(row, SnapshotRow)
     assert (row.ruleset, row.ruleset_version, row.position) == (
         "stellar-winds",
-        "1",
+        STELLAR_WINDS.version,
         app.ledger(cid).last_seq,
     )
     if store.database.kind == "postgresql":  # schema-qualified like the events

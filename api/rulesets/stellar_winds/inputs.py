@@ -9,6 +9,7 @@ from strawberry.scalars import JSON
 
 from api.graphql.enums import CreatureKind
 from api.graphql.inputs import DiceInput, MutationInput
+from api.rulesets.stellar_winds.gear import AmmoInput, SheetPowerInput
 
 
 @strawberry.enum
@@ -114,6 +115,19 @@ class RegisterCreatureInput(MutationInput):
     initiative_misc: int = 0
     max_wounds: int | None = None
     second_wind: bool | None = None
+    powers: list[SheetPowerInput] = strawberry.field(
+        default_factory=list, description="C1.1: the sheet's powers (at will, encounter, daily)."
+    )
+    action_points: int | None = strawberry.field(
+        default=None,
+        description="SW-14: a PC starts with 1; a monster has what its sheet says (default none).",
+    )
+    action_points_per_encounter: int = strawberry.field(
+        default=1, description="SW-15: how many it may spend per encounter (some monsters more than one)."
+    )
+    ammo: list[AmmoInput] = strawberry.field(
+        default_factory=list, description="C1.1 ammunition per weapon id."
+    )
 
 
 @strawberry.input
@@ -154,6 +168,14 @@ class PowerInput:
     damage_types: list[str] = strawberry.field(default_factory=list)
     miss: MissEffect = MissEffect.NONE
     effects: JSON | None = None
+    power_id: str | None = strawberry.field(
+        default=None,
+        description="The power on the attacker's sheet: an encounter or daily power is expended.",
+    )
+    weapon_id: str | None = strawberry.field(
+        default=None, description="The weapon whose ammunition the attack spends (C1.1 ammo)."
+    )
+    rounds: int | None = strawberry.field(default=None, description="Rounds it spends (default 1).")
 
 
 @strawberry.input

@@ -56,6 +56,10 @@ def p_register(i: I.RegisterCreatureInput, look: Look) -> Plan:
         "initiative_misc": i.initiative_misc,
         "max_wounds": i.max_wounds,
         "second_wind": i.second_wind,
+        "powers": [x.as_payload() for x in i.powers],
+        "action_points": i.action_points,
+        "action_points_per_encounter": i.action_points_per_encounter,
+        "ammo": {a.weapon_id: a.rounds for a in i.ammo},
     }
     return one("CreatureRegistered", payload, characters=[cid])
 
@@ -118,6 +122,13 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         "weapon": i.power.weapon,
         "effects": json_arg(i.power.effects, "power.effects", list) or [],
     }
+    for key, value in (
+        ("power_id", i.power.power_id),
+        ("weapon_id", i.power.weapon_id),
+        ("rounds", i.power.rounds),
+    ):
+        if value is not None:
+            power[key] = value
     if not i.targets:
         raise ChronicleError("INVALID_INPUT", "an attack needs at least one target", "targets")
     if len(i.targets) > 50:

@@ -26,6 +26,21 @@ class Speed:
     limited_by: list[str] = strawberry.field(description="The conditions that lower it now.")
 
 
+@strawberry.type(description="A power on the sheet (C1.1) and whether it is expended until a rest (SW-49).")
+class StellarWindsPower:
+    power_id: str
+    name: str
+    frequency: str = strawberry.field(description="at_will, encounter or daily.")
+    expended: bool
+    used_in_encounter: str | None = strawberry.field(description="Where it was used (while expended).")
+
+
+@strawberry.type(description="Rounds of a weapon's ammunition (C1.1; a grenade is a weapon id too).")
+class Ammunition:
+    weapon_id: str
+    rounds: int
+
+
 @strawberry.type
 class Defenses:
     ac: Defense
@@ -123,3 +138,26 @@ class StellarWindsCharacter(Character):
     @strawberry.field(description="Defenses now: the sheet value, conditions and effects.")
     def defenses(self) -> Defenses:
         return _defenses(self.view_)
+
+    @strawberry.field(description="The sheet's powers with their expended state (C1.1, SW-49).")
+    def powers(self) -> list[StellarWindsPower]:
+        return [
+            StellarWindsPower(
+                power_id=str(p["id"]),
+                name=str(p["name"]),
+                frequency=str(p["frequency"]),
+                expended=bool(p["expended"]),
+                used_in_encounter=(p.get("used") or {}).get("encounter"),
+            )
+            for p in self.view_.get("powers", [])
+        ]
+
+    @strawberry.field(description="Ammunition per weapon id (C1.1).")
+    def ammunition(self) -> list[Ammunition]:
+        return [Ammunition(weapon_id=k, rounds=int(v)) for k, v in sorted(self.view_.get("ammo", {}).items())]
+
+    @strawberry.field(
+        description="SW-15: action points it may spend per encounter (monsters per their sheet)."
+    )
+    def action_points_per_encounter(self) -> int:
+        return int(self.view_.get("action_points_per_encounter", 1))

@@ -54,7 +54,7 @@ ERROR_CODES: dict[str, str] = {
     "NO_ACTION_POINT": "The creature has no action point.",
     "NO_HEALING_SURGE": "The creature has no healing surge left.",
     "OPPORTUNITY_USED": "The creature's opportunity action is used this turn.",
-    "POWER_EXPENDED": "The power is expended until it recharges (OR-9).",
+    "POWER_EXPENDED": "The power is expended until a rest or a recharge regains it (OR-9, SW-49).",
     "RALLY_USED": (
         "The creature already rallied in this encounter (OR-9: Rally is usable once per encounter)."
     ),

@@ -9,7 +9,7 @@ from domain.core.narration import Markup
 from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
-from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, rules
+from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, powers, rules, skills
 from domain.rulesets.stellar_winds.facts import CATALOGUE
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
@@ -34,6 +34,25 @@ HANDLERS: dict[str, Any] = {
     **encounters.HANDLERS,
     "TableActionTaken": actions.table_action,  # SW-13, A1.10: total defense, prone
 }
+# C1.1 / C1.2: powers, a sheet's action points, ammunition, grenades, autofire (powers.py);
+# Bluff for combat advantage, escape, falling (skills.py)
+HANDLERS.update(
+    {
+        "CreatureRegistered": powers.registered(HANDLERS["CreatureRegistered"]),
+        "SheetUpdated": powers.sheet_updated(HANDLERS["SheetUpdated"]),
+        "AttackMade": powers.attack(HANDLERS["AttackMade"]),
+        "ShortRestTaken": powers.rest("short", HANDLERS["ShortRestTaken"]),
+        "ExtendedRestTaken": powers.rest("extended", HANDLERS["ExtendedRestTaken"]),
+        "EncounterEnded": powers.encounter_ended(HANDLERS["EncounterEnded"]),
+        "PowerUsed": encounters.with_action(powers.power_used, field="creature"),
+        "AmmunitionExpended": powers.ammunition_expended,
+        "EquipmentChanged": powers.equipment_changed,
+        "GrenadeThrown": encounters.with_action(powers.grenade_thrown, field="creature"),
+        "BluffForCombatAdvantageRolled": encounters.with_action(skills.bluff, field="creature"),
+        "EscapeAttempted": encounters.with_action(skills.escape, field="creature"),
+        "FallTaken": skills.fall,
+    }
+)
 
 
 ERROR_CODES: dict[str, str] = {
@@ -42,6 +61,7 @@ ERROR_CODES: dict[str, str] = {
     "ALREADY_PRONE": "The creature is already prone.",
     "ALREADY_SAVED": "The creature already saved against this effect this turn.",
     "ALREADY_SUSTAINED": "The effect was already sustained this turn.",
+    "BLUFF_USED": "The creature already bluffed for combat advantage in this encounter.",
     "CANNOT_ACT": "The creature's conditions allow no action.",
     "CREATURE_DYING": "The creature is dying.",
     "DAZED": "A dazed creature cannot do this.",
@@ -50,6 +70,7 @@ ERROR_CODES: dict[str, str] = {
     "FREE_ACTIONS_ONLY": "Only free actions are allowed now.",
     "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",
     "NOT_CONSCIOUS": "The creature is not conscious.",
+    "NOT_A_GRAB": "An escape is from a grab (grabbed, immobilized, restrained) held by another creature.",
     "NOT_DEAD": "The creature is not dead (raising needs a dead creature).",
     "NOT_DYING": "The creature is not dying.",
     "NOT_HELPLESS": "A coup de grace needs a helpless target.",
@@ -58,8 +79,10 @@ ERROR_CODES: dict[str, str] = {
     "NOT_SAVE_ENDS": "The effect does not end on a save.",
     "NOT_SUSTAINED": "The effect is not sustained.",
     "NO_ACTION_POINT": "The creature has no action point.",
+    "NO_AMMUNITION": "The creature has not enough rounds (or grenades) of that weapon.",
     "NO_HEALING_SURGE": "The creature has no healing surge left.",
     "OPPORTUNITY_USED": "The creature's opportunity action is used this turn.",
+    "POWER_EXPENDED": "The power is expended until a rest or a recharge regains it (OR-9, SW-49).",
     "SECOND_WIND_USED": "Second wind is already used in this encounter.",
     "SURPRISE_ROUND_ONE_ACTION": "In the surprise round a creature takes one action.",
     "SUSTAINING": "The effect is being sustained.",
@@ -82,7 +105,7 @@ class StellarWinds:
     id = "stellar-winds"
     title = "Stellar Winds"
     default = True  # the product's default ruleset (DESIGN.md "Rulesets", RULES.md ruling 2)
-    version = "1"
+    version = "2"  # 2: powers, ammunition, a sheet's action points, bluff (old snapshots refold)
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
@@ -157,6 +180,7 @@ class StellarWinds:
             "defenses_now": _defenses_now(c, flags),
             "speed": {"base": c.speed, "current": c.speed_now()[0], "limited_by": c.speed_now()[1]},
             "perception_modifier": c.perception_mod(),
+            **powers.view(c),
         }
 
     def encounter_view(self, state: SWState, encounter_id: str) -> dict[str, Any]:

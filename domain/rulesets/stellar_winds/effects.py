@@ -32,7 +32,16 @@ DURATIONS = (
 )
 # Durations tied to an anchor creature's turns (B-X-2); they also end with the encounter.
 TURN_DURATIONS = ("until_start_of_turn", "until_end_of_turn", "sustained")
-COMPONENT_KEYS = ("condition", "ongoing", "defense_mod", "attack_mod", "resist", "vuln", "regeneration")
+COMPONENT_KEYS = (
+    "condition",
+    "ongoing",
+    "defense_mod",
+    "attack_mod",
+    "resist",
+    "vuln",
+    "regeneration",
+    "combat_advantage_for",  # C1.2 BluffForCombatAdvantageRolled: this creature has CA against the carrier
+)
 DEFENSE_KEYS = ("all", "ac", "fort", "ref", "will")
 
 
@@ -108,6 +117,8 @@ def _check_component(comp: Any, state: Any, field: str) -> None:
                 raise InvalidInput(
                     "defense_mod.defense is all, ac, fort, ref or will", field=f"{field}.components"
                 )
+    if "combat_advantage_for" in comp and comp["combat_advantage_for"] not in state.creatures:
+        raise InvalidInput("combat_advantage_for names a creature here", field=f"{field}.components")
     if "regeneration" in comp and not _whole(comp["regeneration"]):
         raise InvalidInput("regeneration is a whole number", field=f"{field}.components")
 

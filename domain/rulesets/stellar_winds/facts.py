@@ -56,6 +56,17 @@ def _check_targets(where: str, name: str, value: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _check_square(where: str, name: str, value: Any) -> list[int]:
+    """A square on the battle grid: ``[x, y]`` (x to the right, y down)."""
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and abs(v) <= 100_000 for v in value)
+    ):
+        raise InvalidInput(f"{where} must be a square [x, y] of whole numbers", field=name)
+    return [int(value[0]), int(value[1])]
+
+
 FACTS: dict[str, Schema] = {
     "CreatureRegistered": {
         "creature_id": req("str"),
@@ -76,6 +87,13 @@ FACTS: dict[str, Schema] = {
         "initiative_misc": opt("int", 0, minimum=-100, maximum=100),
         "max_wounds": opt("int", None, minimum=1, maximum=1000, nullable=True),
         "second_wind": opt("bool", None, nullable=True),
+        # C1.1 powers: [{id, name?, frequency: at_will | encounter | daily}] (powers.py)
+        "powers": opt("list_dict", []),
+        # SW-14: a PC starts with 1; a monster has what its sheet says (usually none)
+        "action_points": opt("int", None, minimum=0, maximum=100, nullable=True),
+        # SW-15: at most this many per encounter (a monster's sheet may allow more than one)
+        "action_points_per_encounter": opt("int", 1, minimum=1, maximum=100),
+        "ammo": opt("dict_int", {}),  # C1.1 ammo: {weapon_id: rounds}
     },
     "SheetUpdated": {"creature_id": req("str"), "changes": req("dict"), "reason": opt("str", "")},
     "DamageTaken": {
@@ -166,6 +184,53 @@ FACTS: dict[str, Schema] = {
         "types": opt("list_str", []),
         "explosive": opt("str", ""),
         "modifiers": opt("list_dict", []),
+    },
+    # C1.2 PowerUsed: a power that is not an attack (an attack names its power in power.power_id)
+    "PowerUsed": {
+        "creature": req("str"),
+        "power_id": req("str"),
+        "action": opt("str", "standard", nullable=True),
+    },
+    # C1.2 AmmunitionExpended / EquipmentChanged (C1.1 ammo)
+    "AmmunitionExpended": {
+        "creature": req("str"),
+        "weapon_id": req("str"),
+        "rounds": req("int", minimum=1, maximum=10_000),
+    },
+    "EquipmentChanged": {"creature": req("str"), "ammo": req("dict_int"), "reason": opt("str", "")},
+    # C1.2 GrenadeThrown, B-SW-20 ruling 1: the landing square (the burst is an AttackMade)
+    "GrenadeThrown": {
+        "creature": req("str"),
+        "grenade_id": opt("str", "grenade"),
+        "square": req("custom", check=_check_square),
+        "increments": req("int", minimum=1, maximum=100),
+        "deviation": opt("roll", None, nullable=True),
+        # the thrower's action when no burst attack (which uses it) follows: a throw that hits no one
+        "action": opt("str", None, nullable=True),
+    },
+    # C1.2 BluffForCombatAdvantageRolled (SW-13 list, C1.1 bluff_ca_used_this_encounter)
+    "BluffForCombatAdvantageRolled": {
+        "creature": req("str"),
+        "target": req("str"),
+        "roll": req("roll"),
+        "vs_insight": req("int", minimum=0, maximum=100),
+        "duration": opt("dict", None, nullable=True),
+        "action": opt("str", "standard", nullable=True),
+    },
+    # SW-13, B-SW-32: escape a grab (Acrobatics vs Reflex or Athletics vs Fortitude)
+    "EscapeAttempted": {
+        "creature": req("str"),
+        "effect_id": req("str"),
+        "skill": req("enum", choices=("acrobatics", "athletics")),
+        "roll": req("roll"),
+        "action": opt("str", "move", nullable=True),
+    },
+    # SW-31, B-SW-32: falling damage, 1d10 per 10 ft; a trained jumper's Acrobatics check halves it
+    "FallTaken": {
+        "creature": req("str"),
+        "feet": req("int", minimum=0, maximum=100_000),
+        "roll": opt("roll", None, nullable=True),
+        "acrobatics": opt("roll", None, nullable=True),
     },
     "AttackMade": {
         "attacker": req("str"),

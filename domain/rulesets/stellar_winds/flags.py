@@ -110,6 +110,13 @@ FLAGS: dict[str, Flag] = {
         "Dexterity modifier (a Dexterity check).",
         _choice("reflex_defense_minus_10", "half_level_plus_dex"),
     ),
+    "sw.falling": Flag(
+        "dice",
+        "SW-31",
+        "Falling: 1d10 per 10 feet; 'fast_over_50': a fall of more than 50 feet deals 25 per 50 feet plus "
+        "1d10 per 10 extra feet.",
+        _choice("dice", "fast_over_50"),
+    ),
     "sw.ap_while_dazed": Flag(True, "B-SW-29", "A dazed creature may spend an action point.", _bool),
     "sw.end_of_encounter_rounds": Flag(
         50,

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain import dice
-from domain.core.narration import Change, Narrator, Step
+from domain.core.narration import Change, Step
+from domain.rulesets.stellar_winds.narrate_gear import GearSentences
 
 DURATIONS = {
     "save_ends": "save ends",
@@ -35,7 +36,7 @@ def effect_source(state: Any, effect_id: str) -> str | None:
     return None
 
 
-class StellarWindsNarrator(Narrator):
+class StellarWindsNarrator(GearSentences):
     """Sentences, boundary steps, summary columns and marks for Stellar Winds."""
 
     columns = (

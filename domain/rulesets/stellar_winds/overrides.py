@@ -35,6 +35,9 @@ OVERRIDABLE: dict[str, dict[str, Any]] = {
     "DeathSavingThrowRolled": {"total": _whole},  # the result follows from the total (SW-42)
     "StabilizationAttempted": {"success": _flag},
     "ExplosiveSaveRolled": {"success": _flag},
+    "BluffForCombatAdvantageRolled": {"success": _flag},
+    "EscapeAttempted": {"success": _flag},
+    "FallTaken": {"amount": _whole},  # the damage after SW-30, before the layers
 }
 
 

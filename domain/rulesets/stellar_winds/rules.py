@@ -475,12 +475,21 @@ def action_point_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str,
     not_dead(c, ctx)
     require(c.conscious, f"{c.name} is not conscious", "NOT_CONSCIOUS", ctx)
     require(c.ap > 0, f"{c.name} has no action point", "NO_ACTION_POINT", ctx)
-    require(
-        not c.ap_locked,
-        f"{c.name} already spent an action point; a short rest is needed first",
-        "ACTION_POINT_LOCKED",
-        ctx,
-    )
+    if c.is_pc:  # adopted ruling 12: until a rest
+        require(
+            not c.ap_locked,
+            f"{c.name} already spent an action point; a short rest is needed first",
+            "ACTION_POINT_LOCKED",
+            ctx,
+        )
+    else:  # SW-15: a monster's sheet says how many per encounter
+        require(
+            c.ap_spent_encounter < c.action_points_per_encounter,
+            f"{c.name} already spent {c.ap_spent_encounter} action point(s) in this encounter "
+            f"(its sheet allows {c.action_points_per_encounter})",
+            "ACTION_POINT_LOCKED",
+            ctx,
+        )
     enc = state.encounter
     if enc is not None and c.id in enc.participants:
         require(
@@ -490,7 +499,11 @@ def action_point_spent(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str,
             require(not c.has_condition("dazed"), f"{c.name} is dazed", "DAZED", ctx)
     in_turn(state, c, ctx, "an action point can be spent")
     c.ap -= 1
-    c.ap_locked = True
+    if c.is_pc:
+        c.ap_locked = True
+    else:
+        c.ap_spent_encounter += 1
+        c.ap_locked = c.ap_spent_encounter >= c.action_points_per_encounter
     if enc is not None and c.id in enc.participants:
         extra = {"extra_standard": "standard", "extra_move": "move", "extra_minor": "minor"}.get(p["use"])
         if extra:

@@ -28,6 +28,9 @@ SHEET_FIELDS = (
     "initiative_misc",
     "max_wounds_override",
     "second_wind",
+    "powers",  # C1.1: [{id, name, frequency}] (powers.py)
+    "action_points",  # SW-14: what the sheet gives (a monster's, per its sheet)
+    "action_points_per_encounter",  # SW-15: "some monsters may spend more than one per encounter"
 )
 TRACK_FIELDS = (
     "hp",
@@ -44,6 +47,10 @@ TRACK_FIELDS = (
     "level_pinned",
     "last_extended_rest_at",
     "care_day",
+    "expended",  # C1.1 powers_used: {power_id: {"frequency", "encounter", "turn"}}
+    "ammo",  # C1.1 ammo: {weapon_id: rounds} (grenades are a weapon id too)
+    "ap_spent_encounter",  # SW-15: action points a monster spent in its current encounter
+    "bluff_used_in",  # C1.1 bluff_ca_used_this_encounter: the encounter it was used in
 )
 
 
@@ -86,6 +93,9 @@ class Creature(CreatureBase):
     initiative_misc: int
     max_wounds_override: int | None
     second_wind: bool | None
+    powers: list[dict[str, Any]]
+    action_points: int | None
+    action_points_per_encounter: int
     hp: int
     temp_hp: int
     wounds: int
@@ -100,6 +110,10 @@ class Creature(CreatureBase):
     level_pinned: int | None
     last_extended_rest_at: int | None
     care_day: int | None
+    expended: dict[str, dict[str, Any]]
+    ammo: dict[str, int]
+    ap_spent_encounter: int
+    bluff_used_in: str | None
     effects: list[dict[str, Any]]
 
     # --- derived numbers -------------------------------------------------
