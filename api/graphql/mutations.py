@@ -278,14 +278,12 @@ def p_initiative(i: I.RollInitiativeInput, look: Look) -> Plan:
 def p_tie(i: I.BreakInitiativeTieInput, look: Look) -> Plan:
     eid = look.encounter(i.encounter_id)
     cs = look.creatures(i.character_ids, "characterIds")
+    if i.dice is not None and i.rolls is not None:
+        raise ChronicleError("INVALID_INPUT", "give dice or rolls, not both", "dice")
+    rolls = json_arg(i.rolls, "rolls", list) if i.dice is None else [look.roll(d) for d in i.dice]
     return one(
         "InitiativeTieBroken",
-        {
-            "encounter_id": eid,
-            "creatures": cs,
-            "method": i.method.value,
-            "rolls": json_arg(i.rolls, "rolls", list),
-        },
+        {"encounter_id": eid, "creatures": cs, "method": i.method.value, "rolls": rolls},
         characters=cs,
         encounter=eid,
     )
@@ -356,6 +354,10 @@ def p_time(i: I.AdvanceTimeInput, look: Look) -> Plan:
     return one("TimeAdvanced", {"minutes": i.minutes})
 
 
+def p_set_time(i: I.SetTimeInput, look: Look) -> Plan:
+    return one("TimeSet", {"day": i.day, "hour": i.hour, "minute": i.minute})
+
+
 def p_dice(i: I.RollDiceInput, look: Look) -> Plan:
     c = look.creature(i.character_id) if i.character_id is not None else None
     return one(
@@ -372,7 +374,7 @@ def p_note(i: I.AddNoteInput, look: Look) -> Plan:
 
 
 def p_correction(i: Any, look: Look) -> Plan:
-    fact_type, payload = I.correction_fact(i)
+    fact_type, payload = I.correction_fact(i, look.payload_of)
     return one(fact_type, payload, MEMBERS if fact_type == "RulingContested" else GM_ONLY)
 
 
@@ -417,6 +419,12 @@ CORE_MUTATIONS: list[MutationSpec] = [
     ),
     MutationSpec("end_encounter", I.EndEncounterInput, p_end_encounter, "End an encounter."),
     MutationSpec("advance_time", I.AdvanceTimeInput, p_time, "In-world time passes."),
+    MutationSpec(
+        "set_time",
+        I.SetTimeInput,
+        p_set_time,
+        "Set the in-game clock to a day and hour; it never goes back (CLOCK_BACKWARDS).",
+    ),
     MutationSpec("roll_dice", I.RollDiceInput, p_dice, "A free dice roll, kept in the log."),
     MutationSpec("add_note", I.AddNoteInput, p_note, "A note in the log."),
     MutationSpec("revoke_fact", I.RevokeFactInput, p_correction, "Correction: a fact did not happen."),

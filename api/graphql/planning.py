@@ -74,6 +74,10 @@ class Look:
             return self.app.roll(default, weapon=weapon)
         return self.app.roll(dice.expression, weapon=weapon, faces=dice.faces)
 
+    def payload_of(self, position: int) -> dict[str, Any]:
+        """The payload of the fact at ``position``, as amended so far (NOT_FOUND if none)."""
+        return self.app.ledger(self.campaign_id).effective_payload(position)
+
     @property
     def view(self) -> CampaignView:
         """The campaign now (read once, on first use)."""

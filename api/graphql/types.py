@@ -1018,7 +1018,10 @@ class Campaign(Node):
         description="Preview corrections: the state they would give and how it differs. Stores nothing."
     )
     async def what_if(self, info: Info, corrections: list[CorrectionInput]) -> WhatIfResult:
-        items = [correction_fact(c) for c in corrections]
+        ledger = ctx.app_of(info).ledger
+        items = await ctx.call(
+            lambda: [correction_fact(c, ledger(self.campaign_id_).effective_payload) for c in corrections]
+        )
         if not items:
             raise ChronicleError("INVALID_INPUT", "give at least one correction", "corrections")
         if len(items) > 50:

@@ -162,6 +162,7 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
         ("standUp", lambda t: {"characterId": t.aria}, True),
         ("knockProne", lambda t: {"characterId": t.brom, "sourceCharacterId": t.aria}, True),
         ("advanceTime", lambda t: {"minutes": 1}, False),
+        ("setTime", lambda t: {"day": 9, "hour": 8}, False),
         ("rollDice", lambda t: {"roll": {"expression": "1d6"}, "characterId": t.aria}, True),
         ("addNote", lambda t: {"text": "hello"}, MEMBERS),
         ("revokeFact", lambda t: {"position": 2, "reason": "test"}, False),

@@ -281,6 +281,12 @@ class EffectSpecInput:
     duration: JSON | None = None
     aftereffect: JSON | None = None
     beneficial: bool = False
+    key: str | None = strawberry.field(
+        default=None,
+        description="A client-chosen key that becomes the effect's id (effectId), so the app can "
+        "name the effect in rollSavingThrow, sustainEffect or endEffect without reading it back. "
+        "Unique among the campaign's active effects (EFFECT_KEY_TAKEN); not of the form e<number>.",
+    )
 
 
 @strawberry.input

@@ -287,6 +287,8 @@ def p_apply_effect(i: I.ApplyEffectInput, look: Look) -> Plan:
         spec["aftereffect"] = json_arg(i.effect.aftereffect, "effect.aftereffect")
     if i.effect.beneficial:
         spec["beneficial"] = True
+    if i.effect.key is not None:
+        spec["key"] = i.effect.key
     source = src or i.source or "gm"
     return one(
         "EffectApplied",

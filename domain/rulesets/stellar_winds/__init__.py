@@ -46,6 +46,7 @@ ERROR_CODES: dict[str, str] = {
     "CREATURE_DYING": "The creature is dying.",
     "DAZED": "A dazed creature cannot do this.",
     "DAZED_ONE_ACTION": "A dazed creature takes one action per turn.",
+    "EFFECT_KEY_TAKEN": "An active effect already has this key (an effect's key is unique while it lasts).",
     "EXTENDED_REST_TOO_SOON": "Too soon after the last extended rest.",
     "FREE_ACTIONS_ONLY": "Only free actions are allowed now.",
     "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",

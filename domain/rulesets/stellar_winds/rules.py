@@ -12,6 +12,7 @@ from typing import Any
 
 from domain import dice
 from domain.core.catalogue import check_field
+from domain.core.encounters import clock as core_clock
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
@@ -422,7 +423,19 @@ def _rest(kind: str) -> Handler:
         for c in who:
             _restore(state, c, rest, start)
         state.minutes += minutes
-        return {"participants": [c.id for c in who], "minutes": minutes, "clock": state.minutes}
+        out = {
+            "participants": [c.id for c in who],
+            "minutes": minutes,
+            "clock": state.minutes,
+            # what the rest does to the clock (issue 14): from when to when, in day and hour
+            "clock_from": core_clock(start),
+            "clock_to": core_clock(state.minutes),
+        }
+        if rest.once_per_day:  # B-SW-25: the next extended rest, counted from this one's start
+            out["next_extended_rest_from"] = core_clock(
+                start + state.flags["sw.extended_rest_interval_hours"] * 60
+            )
+        return out
 
     return handler
 

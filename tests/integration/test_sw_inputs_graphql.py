@@ -1,0 +1,175 @@
+"""Friendlier inputs for a companion app (issue 14), through GraphQL on both stores.
+
+* A die face is corrected with ``amendFact`` by ``dice`` (expression and faces) or ``die``
+  (its index and face), not a merge patch over the stored roll record; ``breakInitiativeTie``
+  takes ``dice`` too.
+
+The PCs come from ``tests.graphql_helpers.pc``: level 1, 30 HP, AC 15, Reflex 13,
+Dexterity 12 (initiative +1, SW-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.http.app import create_app
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from tests.graphql_helpers import GQL, create_campaign, gid, pc
+
+
+def d(expression: str, *faces: int) -> dict[str, Any]:
+    return {"expression": expression, "faces": list(faces)}
+
+
+class Table:
+    """One campaign through GraphQL, the GM's token, and shortcuts."""
+
+    def __init__(self, g: GQL, names: list[str]) -> None:
+        self.g = g
+        self.cid, self.gm = create_campaign(g)
+        self.campaign = gid("Campaign", self.cid, self.cid)
+        self.ids = {name.lower(): pc(g, self.cid, self.gm, name) for name in names}
+        self.encounter = gid("Encounter", self.cid, "fight")
+
+    def m(self, name: str, select: str = "", **inp: Any) -> dict[str, Any]:
+        out: dict[str, Any] = self.g.mutate(name, {"campaignId": self.campaign, **inp}, self.gm, select)
+        return out
+
+    def ok(self, name: str, select: str = "", **inp: Any) -> dict[str, Any]:
+        out = self.m(name, select, **inp)
+        assert out["userErrors"] == [], out
+        return out
+
+    def refused(self, name: str, code: str, field: str, **inp: Any) -> str:
+        """A typed refusal that stores nothing; its message."""
+        before = self.position()
+        out = self.m(name, **inp)
+        assert [(e["code"], e["field"]) for e in out["userErrors"]] == [(code, field)], out
+        assert self.position() == before
+        return str(out["userErrors"][0]["message"])
+
+    def hp(self, name: str) -> int:
+        q = "query($x: ID!) { character(id: $x) { hitPoints { current } } }"
+        return int(self.g.ok(q, {"x": self.ids[name]}, self.gm)["character"]["hitPoints"]["current"])
+
+    def position(self) -> int:
+        q = "query($c: ID!) { campaign(id: $c) { position } }"
+        return int(self.g.ok(q, {"c": self.campaign}, self.gm)["campaign"]["position"])
+
+    def order(self) -> list[str]:
+        q = "query($x: ID!) { encounter(id: $x) { order } }"
+        return list(self.g.ok(q, {"x": self.encounter}, self.gm)["encounter"]["order"])
+
+
+@pytest.fixture
+def g(app: ChronicleApplication, store: Settings) -> Iterator[GQL]:
+    with TestClient(create_app(store, app)) as client:
+        yield GQL(client)
+
+
+def test_a_misread_damage_die_is_corrected_by_its_faces_or_by_its_index(g: GQL) -> None:
+    t = Table(g, ["Vex"])
+    hit = t.ok("dealDamage", characterId=t.ids["vex"], roll=d("2d6+1", 3, 4))["facts"][0]["position"]
+    assert t.hp("vex") == 30 - 8  # 3 + 4 + 1
+    # the table read a 6, not a 3: the roll as it should have been
+    t.ok("amendFact", position=hit, dice=d("2d6+1", 6, 4), reason="misread the first die")
+    assert t.hp("vex") == 30 - 11  # 6 + 4 + 1
+    # or one die by its index (from 0, in term order): the second die was a 2
+    t.ok("amendFact", position=hit, die={"index": 1, "face": 2}, reason="misread the second die")
+    assert t.hp("vex") == 30 - 9  # 6 + 2 + 1
+
+
+def test_a_die_correction_that_does_not_fit_is_refused_and_stores_nothing(g: GQL) -> None:
+    t = Table(g, ["Vex"])
+    hit = t.ok("dealDamage", characterId=t.ids["vex"], roll=d("2d6+1", 3, 4))["facts"][0]["position"]
+    t.refused("amendFact", "INVALID_DICE", "die", position=hit, die={"index": 2, "face": 1}, reason="x")
+    t.refused("amendFact", "INVALID_DICE", "die", position=hit, die={"index": 0, "face": 7}, reason="x")
+    t.refused("amendFact", "INVALID_INPUT", "patch", position=hit, reason="x")
+    both = {"dice": d("2d6+1", 1, 1), "die": {"index": 0, "face": 1}}
+    t.refused("amendFact", "INVALID_INPUT", "patch", position=hit, reason="x", **both)
+    t.refused("amendFact", "INVALID_INPUT", "roll", position=hit, dice=d("1d6", 1), roll="nope", reason="x")
+    # a fact without a roll is amended with a patch
+    note = t.ok("addNote", text="dusk")["facts"][0]["position"]
+    t.refused(
+        "amendFact", "INVALID_INPUT", "position", position=note, die={"index": 0, "face": 1}, reason="x"
+    )
+    assert t.hp("vex") == 30 - 8
+
+
+def test_an_attack_holds_several_rolls_and_the_correction_names_one(g: GQL) -> None:
+    t = Table(g, ["Vex", "Orc"])
+    axe = {"name": "axe", "kind": "MELEE", "defense": "AC", "attackBonus": 4, "damage": "1d12"}
+    out = t.ok(
+        "attack",
+        attackerId=t.ids["orc"],
+        power=axe,
+        targets=[{"characterId": t.ids["vex"], "attackRoll": d("1d20", 12), "damageRoll": d("1d12", 2)}],
+    )
+    at = out["facts"][0]["position"]
+    assert t.hp("vex") == 30 - 2  # 12 + 4 = 16 vs AC 15: a hit for 2
+    message = t.refused(
+        "amendFact", "INVALID_INPUT", "roll", position=at, die={"index": 0, "face": 9}, reason="x"
+    )
+    assert "targets.0.roll, targets.0.damage" in message  # it lists the fact's rolls
+    t.ok("amendFact", position=at, roll="targets.0.damage", die={"index": 0, "face": 9}, reason="it was a 9")
+    assert t.hp("vex") == 30 - 9
+
+
+def test_sw_4_a_tie_is_broken_by_the_dice_as_rolled_at_the_table(g: GQL) -> None:
+    """SW-4: equal initiative and equal bonuses: a die each, the higher goes first."""
+    t = Table(g, ["Vex", "Kira"])
+    t.ok("startEncounter", participantIds=[t.ids["vex"], t.ids["kira"]], encounterId="fight")
+    for name in ("vex", "kira"):
+        t.ok("rollInitiative", encounterId=t.encounter, characterId=t.ids[name], roll=d("1d20", 10))
+    tie = {"encounterId": t.encounter, "characterIds": [t.ids["kira"], t.ids["vex"]], "method": "DIE"}
+    t.refused("breakInitiativeTie", "TIE_ORDER_WRONG", "rolls", dice=[d("1d6", 2), d("1d6", 5)], **tie)
+    t.refused("breakInitiativeTie", "INVALID_DICE", "faces", dice=[d("1d6", 7), d("1d6", 5)], **tie)
+    out = t.ok("breakInitiativeTie", dice=[d("1d6", 5), d("1d6", 2)], **tie)
+    assert [r["terms"][0]["faces"] for r in out["facts"][0]["payload"]["rolls"]] == [[5], [2]]
+    assert t.order()[:2] == ["kira", "vex"]
+
+
+FROST = {"name": "frost", "components": [{"ongoing": {"type": "cold", "amount": 5}}]}
+SAVE_ENDS = {"kind": "save_ends"}
+
+
+def test_an_effect_carries_the_key_the_app_chose_and_is_saved_against_by_it(g: GQL) -> None:
+    """SW-45: the app names the effect it saves against by its own key, never read back."""
+    t = Table(g, ["Vex", "Orc"])
+    frost = {**FROST, "duration": SAVE_ENDS, "key": "orc-frost"}
+    out = t.ok("applyEffect", characterId=t.ids["vex"], sourceCharacterId=t.ids["orc"], effect=frost)
+    assert out["facts"][0]["outcome"]["effect_id"] == "orc-frost"
+    # unique while it lasts: a second effect with that key, on anyone, is refused and stores nothing
+    t.refused("applyEffect", "EFFECT_KEY_TAKEN", "effect.key", characterId=t.ids["orc"], effect=frost)
+    # a key cannot pass for an id the engine makes
+    t.refused(
+        "applyEffect", "INVALID_INPUT", "effect.key", characterId=t.ids["orc"], effect={**frost, "key": "e12"}
+    )
+    # d20 12 >= 10: saved, the effect ends (SW-45) and its key is free again
+    saved = t.ok("rollSavingThrow", characterId=t.ids["vex"], effectId="orc-frost", roll=d("1d20", 12))
+    assert saved["facts"][0]["outcome"]["success"] is True
+    t.ok("applyEffect", characterId=t.ids["orc"], effect=frost)
+
+
+def test_the_clock_is_set_to_a_day_and_hour_and_an_extended_rest_says_what_it_did_to_it(g: GQL) -> None:
+    """B-SW-25: one extended rest per 24 game hours, counted from the rest's start."""
+    t = Table(g, ["Vex"])
+    out = t.ok("setTime", day=2, hour=6, minute=30)
+    assert {k: out["facts"][0]["outcome"][k] for k in ("day", "hour", "minute")} == {
+        "day": 2,
+        "hour": 6,
+        "minute": 30,
+    }
+    t.refused("setTime", "CLOCK_BACKWARDS", "day", day=2, hour=6, minute=29)
+    rest = t.ok("takeExtendedRest", participantIds=[t.ids["vex"]], hours=8)["facts"][0]["outcome"]
+    assert rest["clock_from"] == {"day": 2, "hour": 6, "minute": 30}
+    assert rest["clock_to"] == {"day": 2, "hour": 14, "minute": 30}
+    assert rest["next_extended_rest_from"] == {"day": 3, "hour": 6, "minute": 30}
+    t.refused("takeExtendedRest", "EXTENDED_REST_TOO_SOON", "participantIds", participantIds=[t.ids["vex"]])
+    t.ok("setTime", day=3, hour=6, minute=30)
+    t.ok("takeExtendedRest", participantIds=[t.ids["vex"]])
