@@ -36,6 +36,7 @@ from api.rulesets import plugins
 from api.service.application import Recorded
 from api.service.auth import Principal
 from domain import rulesets
+from domain.core.rolls import roll_purpose
 from domain.errors import DomainError
 
 
@@ -46,10 +47,12 @@ class RecordedFact:
     type: str
     payload: JSON
     outcome: JSON | None
+    ruleset: strawberry.Private[Any] = None  # names what each roll is for (C0.3)
 
-    @strawberry.field(description="Every die rolled, with its faces.")
+    @strawberry.field(description="Every die rolled, with its faces, where it is and what it is for.")
     def dice(self) -> list[DiceRoll]:
-        return rolls_in(self.payload)
+        payload = self.payload if isinstance(self.payload, dict) else {}
+        return rolls_in(payload, lambda path: roll_purpose(self.ruleset, self.type, payload, path))
 
 
 @strawberry.interface(description="What every mutation answers.")
@@ -233,7 +236,7 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
     return payload_cls(
         user_errors=[],
         facts=[
-            RecordedFact(position=p, type=f["type"], payload=f["payload"], outcome=o)
+            RecordedFact(position=p, type=f["type"], payload=f["payload"], outcome=o, ruleset=after.ruleset)
             for p, f, o in zip(recorded.positions, recorded.facts, recorded.outcomes, strict=True)
         ],
         position=after.position,

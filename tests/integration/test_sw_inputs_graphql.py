@@ -106,12 +106,18 @@ def test_an_attack_holds_several_rolls_and_the_correction_names_one(g: GQL) -> N
     axe = {"name": "axe", "kind": "MELEE", "defense": "AC", "attackBonus": 4, "damage": "1d12"}
     out = t.ok(
         "attack",
+        "facts { dice { path purpose faces } }",
         attackerId=t.ids["orc"],
         power=axe,
         targets=[{"characterId": t.ids["vex"], "attackRoll": d("1d20", 12), "damageRoll": d("1d12", 2)}],
     )
     at = out["facts"][0]["position"]
     assert t.hp("vex") == 30 - 2  # 12 + 4 = 16 vs AC 15: a hit for 2
+    # C0.3: each roll says what it is for and where it is (the path amendFact's `roll` takes)
+    assert [(r["path"], r["purpose"], r["faces"]) for r in out["facts"][0]["dice"]] == [
+        ("targets.0.roll", "attack roll", [12]),
+        ("targets.0.damage", "damage roll", [2]),
+    ]
     message = t.refused(
         "amendFact", "INVALID_INPUT", "roll", position=at, die={"index": 0, "face": 9}, reason="x"
     )
@@ -129,7 +135,8 @@ def test_sw_4_a_tie_is_broken_by_the_dice_as_rolled_at_the_table(g: GQL) -> None
     tie = {"encounterId": t.encounter, "characterIds": [t.ids["kira"], t.ids["vex"]], "method": "DIE"}
     t.refused("breakInitiativeTie", "TIE_ORDER_WRONG", "rolls", dice=[d("1d6", 2), d("1d6", 5)], **tie)
     t.refused("breakInitiativeTie", "INVALID_DICE", "faces", dice=[d("1d6", 7), d("1d6", 5)], **tie)
-    out = t.ok("breakInitiativeTie", dice=[d("1d6", 5), d("1d6", 2)], **tie)
+    out = t.ok("breakInitiativeTie", "facts { dice { purpose } }", dice=[d("1d6", 5), d("1d6", 2)], **tie)
+    assert [r["purpose"] for r in out["facts"][0]["dice"]] == ["initiative tie-break"] * 2
     assert [r["terms"][0]["faces"] for r in out["facts"][0]["payload"]["rolls"]] == [[5], [2]]
     assert t.order()[:2] == ["kira", "vex"]
 
@@ -151,8 +158,15 @@ def test_an_effect_carries_the_key_the_app_chose_and_is_saved_against_by_it(g: G
         "applyEffect", "INVALID_INPUT", "effect.key", characterId=t.ids["orc"], effect={**frost, "key": "e12"}
     )
     # d20 12 >= 10: saved, the effect ends (SW-45) and its key is free again
-    saved = t.ok("rollSavingThrow", characterId=t.ids["vex"], effectId="orc-frost", roll=d("1d20", 12))
+    saved = t.ok(
+        "rollSavingThrow",
+        "facts { dice { purpose } }",
+        characterId=t.ids["vex"],
+        effectId="orc-frost",
+        roll=d("1d20", 12),
+    )
     assert saved["facts"][0]["outcome"]["success"] is True
+    assert [r["purpose"] for r in saved["facts"][0]["dice"]] == ["saving throw"]
     t.ok("applyEffect", characterId=t.ids["orc"], effect=frost)
 
 
@@ -173,3 +187,46 @@ def test_the_clock_is_set_to_a_day_and_hour_and_an_extended_rest_says_what_it_di
     t.refused("takeExtendedRest", "EXTENDED_REST_TOO_SOON", "participantIds", participantIds=[t.ids["vex"]])
     t.ok("setTime", day=3, hour=6, minute=30)
     t.ok("takeExtendedRest", participantIds=[t.ids["vex"]])
+
+
+BOW = {"name": "bow", "kind": "RANGED", "defense": "AC", "attackBonus": 4, "damage": "1d10"}
+
+
+def test_sw_17_typed_modifiers_two_power_bonuses_do_not_add_an_item_bonus_and_a_penalty_do(g: GQL) -> None:
+    """C0.3 typed modifiers: d20 8 + 4, power +2 (the power +1 does not add), item +1, penalty -1:
+    8 + 4 + 2 + 1 - 1 = 14 against AC 15, a miss (were both power bonuses added: 15, a hit)."""
+    t = Table(g, ["Vex", "Orc"])
+    mods = [
+        {"source": "bless", "value": 1, "type": "POWER"},
+        {"source": "inspire", "value": 2, "type": "POWER"},
+        {"source": "scope", "value": 1, "type": "ITEM"},
+        {"source": "smoke", "value": -1},
+    ]
+    target = {"characterId": t.ids["orc"], "attackRoll": d("1d20", 8), "damageRoll": d("1d10", 6)}
+    out = t.ok("attack", attackerId=t.ids["vex"], power=BOW, targets=[{**target, "typedModifiers": mods}])
+    shot = out["facts"][0]["outcome"]["targets"][0]
+    assert (shot["attack_total"], shot["hit"]) == (14, False)
+    stored = out["facts"][0]["payload"]["targets"][0]["modifiers"]
+    assert stored[0] == {"source": "bless", "value": 1, "type": "power"} and stored[3] == {
+        "source": "smoke",
+        "value": -1,
+    }
+    both = {**target, "typedModifiers": mods, "modifiers": [{"value": 1}]}
+    t.refused(
+        "attack", "INVALID_INPUT", "targets.modifiers", attackerId=t.ids["vex"], power=BOW, targets=[both]
+    )
+
+
+def test_a_saving_throw_takes_typed_modifiers(g: GQL) -> None:
+    """SW-45: d20 8 + 2 (a power bonus) = 10: saved."""
+    t = Table(g, ["Vex", "Orc"])
+    frost = {**FROST, "duration": SAVE_ENDS, "key": "frost"}
+    t.ok("applyEffect", characterId=t.ids["vex"], sourceCharacterId=t.ids["orc"], effect=frost)
+    out = t.ok(
+        "rollSavingThrow",
+        characterId=t.ids["vex"],
+        effectId="frost",
+        roll=d("1d20", 8),
+        typedModifiers=[{"source": "cleric's blessing", "value": 2, "type": "POWER"}],
+    )
+    assert out["facts"][0]["outcome"]["success"] is True

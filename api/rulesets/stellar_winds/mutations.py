@@ -30,6 +30,24 @@ def effect_source(look: Look, effect_id: str) -> tuple[str | None, str | None]:
     raise ChronicleError("NOT_FOUND", f"no effect {effect_id!r}", "effectId")
 
 
+def modifiers_of(i: Any, field_name: str = "modifiers") -> list[Any] | None:
+    """The declared modifiers as the facts keep them (``{source, value, type?, ruling?}``): from
+    the typed ``typedModifiers`` or the JSON ``modifiers``, not both."""
+    if i.typed_modifiers is None:
+        return json_arg(i.modifiers, field_name, list)
+    if i.modifiers is not None:
+        raise ChronicleError("INVALID_INPUT", "give modifiers or typedModifiers, not both", field_name)
+    return [
+        {
+            "source": m.source,
+            "value": m.value,
+            **({"type": m.type.value} if m.type is not I.BonusType.UNTYPED else {}),
+            **({"ruling": m.ruling} if m.ruling is not None else {}),
+        }
+        for m in i.typed_modifiers
+    ]
+
+
 def p_register(i: I.RegisterCreatureInput, look: Look) -> Plan:
     cid = i.creature_id or slug(i.name)
     payload: dict[str, Any] = {
@@ -132,8 +150,9 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
             entry["damage"] = look.roll(t.damage_roll, power["damage"], weapon=power["weapon"])
         if t.circumstances is not None:
             entry["circumstances"] = json_arg(t.circumstances, "targets.circumstances", list)
-        if t.modifiers is not None:
-            entry["modifiers"] = json_arg(t.modifiers, "targets.modifiers", list)
+        mods = modifiers_of(t, "targets.modifiers")
+        if mods is not None:
+            entry["modifiers"] = mods
         if t.adjacent is not None:
             entry["adjacent"] = t.adjacent
         targets.append(entry)
@@ -222,7 +241,7 @@ def p_death_save(i: I.DeathSaveInput, look: Look) -> Plan:
         {
             "creature": c,
             "roll": look.roll(i.roll, "1d20"),
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+            "modifiers": modifiers_of(i) or [],
         },
         ACTORS,
         {c},
@@ -329,7 +348,7 @@ def p_save(i: I.SavingThrowInput, look: Look) -> Plan:
             "creature": c,
             "effect_id": i.effect_id,
             "roll": look.roll(i.roll, "1d20"),
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+            "modifiers": modifiers_of(i) or [],
         },
         ACTORS,
         {c},
@@ -406,7 +425,7 @@ def p_explosive_save(i: I.ExplosiveSaveInput, look: Look) -> Plan:
             "amount": i.amount,
             "types": i.types,
             "explosive": i.explosive,
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+            "modifiers": modifiers_of(i) or [],
         },
         ACTORS,
         {c},

@@ -10,7 +10,7 @@ from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, rules
-from domain.rulesets.stellar_winds.facts import CATALOGUE
+from domain.rulesets.stellar_winds.facts import CATALOGUE, ROLL_PURPOSES
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
 from domain.rulesets.stellar_winds.state import (
@@ -87,6 +87,7 @@ class StellarWinds:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    roll_purposes = ROLL_PURPOSES  # what each roll of a fact is for (C0.3; domain.core.rolls)
     encounter_rules = encounters.RULES  # its hooks into the core encounter engine
 
     @property

@@ -262,3 +262,21 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
 
 CATALOGUE: Catalogue = CORE.extend(FACTS, versions=VERSIONS, upcasters=UPCASTERS)
 """Every fact a Stellar Winds campaign can record."""
+
+
+# What each roll of a Stellar Winds fact is for (C0.3 ``purpose``; ``domain.core.rolls``).
+ROLL_PURPOSES: dict[str, dict[str, str]] = {
+    "AttackMade": {
+        "targets.*.roll": "attack roll",
+        "targets.*.damage": "damage roll",
+        "damage": "damage roll",
+        "extra_crit": "extra critical damage",
+    },
+    "DamageTaken": {"roll": "damage roll"},
+    "HealingApplied": {"roll": "healing roll"},
+    "TemporaryHitPointsGranted": {"roll": "temporary hit points roll"},
+    "SavingThrowRolled": {"roll": "saving throw"},
+    "DeathSavingThrowRolled": {"roll": "death saving throw"},
+    "StabilizationAttempted": {"roll": "Heal check (first aid)"},
+    "ExplosiveSaveRolled": {"roll": "explosive saving throw", "damage": "damage roll"},
+}
