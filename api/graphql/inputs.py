@@ -35,6 +35,13 @@ class RulingOutcome(enum.Enum):
     OVERTURNED = "overturned"
 
 
+@strawberry.input(description="An in-game reroll of one die: its index (from 0, in term order) and new face.")
+class DieRerollInput:
+    index: int
+    face: int
+    reason: str = ""
+
+
 @strawberry.input(
     description="Dice: an expression (2d6+3, 1d20, [W]...) rolled by the server, or with the "
     "faces read off physical dice."
@@ -42,6 +49,12 @@ class RulingOutcome(enum.Enum):
 class DiceInput:
     expression: str
     faces: list[int] | None = strawberry.field(default=None, description="Entered by hand, in term order.")
+    rerolls: list[DieRerollInput] | None = strawberry.field(
+        default=None,
+        description="In-game rerolls of these dice, in order (a power that rerolls a die; C0.3): each "
+        "is recorded as a DiceRerolled fact before the fact that uses the roll. Only where a "
+        "command says it takes them.",
+    )
 
 
 # --------------------------------------------------------------------------- base
@@ -444,6 +457,8 @@ def amendment_patch(spec: Amendment, payload_of: Callable[[int], dict[str, Any]]
     path = _roll_path(payload, spec.roll)
     stored = _at(payload, path)
     if spec.dice is not None:
+        if spec.dice.rerolls:
+            raise ChronicleError("INVALID_INPUT", "a correction gives the faces, not rerolls", "dice")
         if spec.dice.faces is None:
             raise ChronicleError("INVALID_INPUT", "a corrected roll gives its faces", "dice")
         corrected = dice_rules.roll(spec.dice.expression, faces=spec.dice.faces)

@@ -230,3 +230,39 @@ def test_a_saving_throw_takes_typed_modifiers(g: GQL) -> None:
         typedModifiers=[{"source": "cleric's blessing", "value": 2, "type": "POWER"}],
     )
     assert out["facts"][0]["outcome"]["success"] is True
+
+
+def test_c0_3_an_in_game_reroll_is_its_own_fact_before_the_attack_that_uses_the_new_face(g: GQL) -> None:
+    """A power lets Vex reroll the d20: a 3 (3 + 4 = 7, a miss against AC 15) becomes 17 (21, a
+    hit for 6). The log keeps both: DiceRerolled with the roll as it stood, then the attack."""
+    t = Table(g, ["Vex", "Orc"])
+    roll = {**d("1d20", 3), "rerolls": [{"index": 0, "face": 17, "reason": "elven accuracy"}]}
+    target = {"characterId": t.ids["orc"], "attackRoll": roll, "damageRoll": d("1d10", 6)}
+    out = t.ok(
+        "attack", "facts { dice { purpose faces } }", attackerId=t.ids["vex"], power=BOW, targets=[target]
+    )
+    reroll, attack = out["facts"]
+    assert reroll["type"] == "DiceRerolled" and attack["type"] == "AttackMade"
+    assert [(r["purpose"], r["faces"]) for r in reroll["dice"]] == [("the roll before the reroll", [3])]
+    assert {k: reroll["outcome"][k] for k in ("old_face", "new_face", "total_before", "total_after")} == {
+        "old_face": 3,
+        "new_face": 17,
+        "total_before": 3,
+        "total_after": 17,
+    }
+    shot = attack["outcome"]["targets"][0]
+    assert (shot["attack_total"], shot["hit"]) == (21, True) and t.hp("orc") == 30 - 6
+    line = "query($c: ID!) { campaign(id: $c) { history(last: 2) { nodes { line } } } }"
+    lines = [n["line"] for n in g.ok(line, {"c": t.campaign}, t.gm)["campaign"]["history"]["nodes"]]
+    assert "Vex rerolls die 1 of 1d20 (elven accuracy): 3 becomes 17, total 3 -> 17." in lines[0]
+
+
+def test_a_reroll_that_does_not_fit_or_where_none_is_taken_is_refused_and_stores_nothing(g: GQL) -> None:
+    t = Table(g, ["Vex", "Orc"])
+    bad = {**d("1d20", 3), "rerolls": [{"index": 1, "face": 17}]}  # a 1d20 has one die: index 0
+    target = {"characterId": t.ids["orc"], "attackRoll": bad}
+    t.refused("attack", "INVALID_DICE", "rerolls", attackerId=t.ids["vex"], power=BOW, targets=[target])
+    # a free roll takes no rerolls (roll again instead)
+    free = {**d("1d20", 3), "rerolls": [{"index": 0, "face": 17}]}
+    t.refused("rollDice", "INVALID_INPUT", "rerolls", roll=free)
+    assert t.hp("orc") == 30

@@ -140,6 +140,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         raise ChronicleError("INVALID_INPUT", "an attack needs at least one target", "targets")
     if len(i.targets) > 50:
         raise ChronicleError("INVALID_INPUT", "at most 50 targets", "targets")
+    look.allow_rerolls("DiceRerolled", attacker)  # C0.3: in-game rerolls of its dice
     targets, names = [], []
     per_target = bool(power["damage"]) and power["kind"] in ("melee", "ranged")
     for t in i.targets:
@@ -168,7 +169,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
     if power["damage"] and power["kind"] in ("close", "area"):
         payload["damage"] = look.roll(i.damage_roll, power["damage"], weapon=power["weapon"])
     enc = look.view.campaign().get("active_encounter")
-    return one("AttackMade", payload, ACTORS, {attacker}, [attacker, *names], enc)
+    return look.rerolls_first(one("AttackMade", payload, ACTORS, {attacker}, [attacker, *names], enc))
 
 
 def p_damage(i: I.DealDamageInput, look: Look) -> Plan:
@@ -236,16 +237,19 @@ def p_second_wind(i: core.CharacterInput, look: Look) -> Plan:
 
 def p_death_save(i: I.DeathSaveInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    return one(
-        "DeathSavingThrowRolled",
-        {
-            "creature": c,
-            "roll": look.roll(i.roll, "1d20"),
-            "modifiers": modifiers_of(i) or [],
-        },
-        ACTORS,
-        {c},
-        [c],
+    look.allow_rerolls("DiceRerolled", c)
+    return look.rerolls_first(
+        one(
+            "DeathSavingThrowRolled",
+            {
+                "creature": c,
+                "roll": look.roll(i.roll, "1d20"),
+                "modifiers": modifiers_of(i) or [],
+            },
+            ACTORS,
+            {c},
+            [c],
+        )
     )
 
 
@@ -342,17 +346,20 @@ def p_end_effect(i: I.EndEffectInput, look: Look) -> Plan:
 
 def p_save(i: I.SavingThrowInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    return one(
-        "SavingThrowRolled",
-        {
-            "creature": c,
-            "effect_id": i.effect_id,
-            "roll": look.roll(i.roll, "1d20"),
-            "modifiers": modifiers_of(i) or [],
-        },
-        ACTORS,
-        {c},
-        [c],
+    look.allow_rerolls("DiceRerolled", c)
+    return look.rerolls_first(
+        one(
+            "SavingThrowRolled",
+            {
+                "creature": c,
+                "effect_id": i.effect_id,
+                "roll": look.roll(i.roll, "1d20"),
+                "modifiers": modifiers_of(i) or [],
+            },
+            ACTORS,
+            {c},
+            [c],
+        )
     )
 
 

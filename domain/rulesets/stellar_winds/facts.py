@@ -211,6 +211,15 @@ FACTS: dict[str, Schema] = {
         "roll": req("roll"),
         "modifiers": opt("list_dict", []),
     },
+    # C0.3: an in-game reroll of one die (a power that rerolls), with the roll as it stood; the
+    # fact that uses the roll follows it in the same table action, with the new face
+    "DiceRerolled": {
+        "creature": opt("str", None, nullable=True),
+        "roll": req("roll"),
+        "die_index": req("int", minimum=0, maximum=1000),
+        "new_face": req("int", minimum=1, maximum=1000),
+        "reason": opt("str", ""),
+    },
 }
 
 # Current payload version of each type that is not 1. Bump it and add an upcaster when a
@@ -279,4 +288,5 @@ ROLL_PURPOSES: dict[str, dict[str, str]] = {
     "DeathSavingThrowRolled": {"roll": "death saving throw"},
     "StabilizationAttempted": {"roll": "Heal check (first aid)"},
     "ExplosiveSaveRolled": {"roll": "explosive saving throw", "damage": "damage roll"},
+    "DiceRerolled": {"roll": "the roll before the reroll"},
 }

@@ -585,6 +585,24 @@ def explosive_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any
     }
 
 
+def dice_rerolled(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """C0.3: an in-game reroll (not an amendment: the first face stays in the log). The fact
+    that uses the roll comes next, with the new face; this one changes no state."""
+    if p["creature"] is not None:
+        creature(state, p["creature"], "creature")
+    faces = dice.dice_of(p["roll"])
+    rerolled = dice.with_face(p["roll"], p["die_index"], p["new_face"])  # the die exists, the face fits
+    return {
+        "creature": p["creature"],
+        "die_index": p["die_index"],
+        "old_face": faces[p["die_index"]][1],
+        "new_face": p["new_face"],
+        "total_before": dice.roll_total(p["roll"]),
+        "total_after": dice.roll_total(rerolled),
+        "reason": p["reason"],
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "CreatureRegistered": creature_registered,
     "SheetUpdated": sheet_updated,
@@ -605,4 +623,5 @@ HANDLERS: dict[str, Handler] = {
     "ExperienceAwarded": xp_awarded,
     "LevelSet": level_set,
     "ExplosiveSaveRolled": explosive_save,
+    "DiceRerolled": dice_rerolled,
 }
