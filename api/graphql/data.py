@@ -40,6 +40,7 @@ class FactRecord:
     outcome: dict[str, Any] | None  # filled for the facts a response shows (``fill``)
     line: str
     filled: bool = False
+    ruleset: Any = None  # the campaign's ruleset (names the purpose of each roll, C0.3)
 
 
 def summary(app: ChronicleApplication, campaign_id: UUID, position: int | None, view: str) -> dict[str, Any]:
@@ -135,6 +136,7 @@ def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
                     orphans.get(e.seq),
                     None,
                     "",
+                    ruleset=ledger.ruleset,
                 )
             )
         return out

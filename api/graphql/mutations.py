@@ -36,6 +36,7 @@ from api.rulesets import plugins
 from api.service.application import Recorded
 from api.service.auth import Principal
 from domain import rulesets
+from domain.core.rolls import roll_purpose
 from domain.errors import DomainError
 
 
@@ -46,10 +47,12 @@ class RecordedFact:
     type: str
     payload: JSON
     outcome: JSON | None
+    ruleset: strawberry.Private[Any] = None  # names what each roll is for (C0.3)
 
-    @strawberry.field(description="Every die rolled, with its faces.")
+    @strawberry.field(description="Every die rolled, with its faces, where it is and what it is for.")
     def dice(self) -> list[DiceRoll]:
-        return rolls_in(self.payload)
+        payload = self.payload if isinstance(self.payload, dict) else {}
+        return rolls_in(payload, lambda path: roll_purpose(self.ruleset, self.type, payload, path))
 
 
 @strawberry.interface(description="What every mutation answers.")
@@ -233,7 +236,7 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
     return payload_cls(
         user_errors=[],
         facts=[
-            RecordedFact(position=p, type=f["type"], payload=f["payload"], outcome=o)
+            RecordedFact(position=p, type=f["type"], payload=f["payload"], outcome=o, ruleset=after.ruleset)
             for p, f, o in zip(recorded.positions, recorded.facts, recorded.outcomes, strict=True)
         ],
         position=after.position,
@@ -278,14 +281,12 @@ def p_initiative(i: I.RollInitiativeInput, look: Look) -> Plan:
 def p_tie(i: I.BreakInitiativeTieInput, look: Look) -> Plan:
     eid = look.encounter(i.encounter_id)
     cs = look.creatures(i.character_ids, "characterIds")
+    if i.dice is not None and i.rolls is not None:
+        raise ChronicleError("INVALID_INPUT", "give dice or rolls, not both", "dice")
+    rolls = json_arg(i.rolls, "rolls", list) if i.dice is None else [look.roll(d) for d in i.dice]
     return one(
         "InitiativeTieBroken",
-        {
-            "encounter_id": eid,
-            "creatures": cs,
-            "method": i.method.value,
-            "rolls": json_arg(i.rolls, "rolls", list),
-        },
+        {"encounter_id": eid, "creatures": cs, "method": i.method.value, "rolls": rolls},
         characters=cs,
         encounter=eid,
     )
@@ -356,6 +357,10 @@ def p_time(i: I.AdvanceTimeInput, look: Look) -> Plan:
     return one("TimeAdvanced", {"minutes": i.minutes})
 
 
+def p_set_time(i: I.SetTimeInput, look: Look) -> Plan:
+    return one("TimeSet", {"day": i.day, "hour": i.hour, "minute": i.minute})
+
+
 def p_dice(i: I.RollDiceInput, look: Look) -> Plan:
     c = look.creature(i.character_id) if i.character_id is not None else None
     return one(
@@ -372,7 +377,7 @@ def p_note(i: I.AddNoteInput, look: Look) -> Plan:
 
 
 def p_correction(i: Any, look: Look) -> Plan:
-    fact_type, payload = I.correction_fact(i)
+    fact_type, payload = I.correction_fact(i, look.payload_of)
     return one(fact_type, payload, MEMBERS if fact_type == "RulingContested" else GM_ONLY)
 
 
@@ -417,6 +422,12 @@ CORE_MUTATIONS: list[MutationSpec] = [
     ),
     MutationSpec("end_encounter", I.EndEncounterInput, p_end_encounter, "End an encounter."),
     MutationSpec("advance_time", I.AdvanceTimeInput, p_time, "In-world time passes."),
+    MutationSpec(
+        "set_time",
+        I.SetTimeInput,
+        p_set_time,
+        "Set the in-game clock to a day and hour; it never goes back (CLOCK_BACKWARDS).",
+    ),
     MutationSpec("roll_dice", I.RollDiceInput, p_dice, "A free dice roll, kept in the log."),
     MutationSpec("add_note", I.AddNoteInput, p_note, "A note in the log."),
     MutationSpec("revoke_fact", I.RevokeFactInput, p_correction, "Correction: a fact did not happen."),

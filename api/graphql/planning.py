@@ -20,6 +20,8 @@ from api.graphql import ids
 from api.graphql.errors import ChronicleError
 from api.service.application import CampaignView, ChronicleApplication
 from api.service.auth import Principal
+from domain import dice as dice_rules
+from domain.errors import DiceError
 
 GM_ONLY, ACTORS, MEMBERS = "gm", "actors", "members"
 
@@ -49,6 +51,7 @@ class Look:
         self.app, self.campaign_id, self.who = app, campaign_id, who
         self.access = access  # the token store (api.service.auth.AccessControl), when the executor has one
         self._view: CampaignView | None = None
+        self._rerolls: tuple[str, str | None, list[tuple[str, dict[str, Any]]]] | None = None
 
     def creature(self, gid: Any, field_name: str = "characterId") -> str:
         _, cid, local = ids.decode(gid, "Character", field_name)
@@ -72,7 +75,33 @@ class Look:
             if default is None:
                 return None
             return self.app.roll(default, weapon=weapon)
-        return self.app.roll(dice.expression, weapon=weapon, faces=dice.faces)
+        rolled: dict[str, Any] = self.app.roll(dice.expression, weapon=weapon, faces=dice.faces)
+        for r in getattr(dice, "rerolls", None) or []:
+            if self._rerolls is None:
+                raise ChronicleError("INVALID_INPUT", "this command records no rerolls", "rerolls")
+            fact_type, creature, items = self._rerolls
+            payload = {"creature": creature, "roll": rolled, "die_index": r.index, "new_face": r.face}
+            items.append((fact_type, {**payload, "reason": r.reason}))
+            try:
+                rolled = {**dice_rules.with_face(rolled, r.index, r.face), "manual": True}
+            except DiceError as err:
+                raise ChronicleError("INVALID_DICE", str(err), "rerolls") from err
+        return rolled
+
+    def allow_rerolls(self, fact_type: str, creature: str | None) -> None:
+        """This command takes in-game rerolls in its dice: each becomes a ``fact_type`` fact
+        (the roll as it stood, the die and its new face) recorded before the command's own."""
+        self._rerolls = (fact_type, creature, [])
+
+    def rerolls_first(self, plan: Plan) -> Plan:
+        """The plan with the rerolls its dice carried recorded first (one table action)."""
+        if self._rerolls is not None:
+            plan.items[:0] = self._rerolls[2]
+        return plan
+
+    def payload_of(self, position: int) -> dict[str, Any]:
+        """The payload of the fact at ``position``, as amended so far (NOT_FOUND if none)."""
+        return self.app.ledger(self.campaign_id).effective_payload(position)
 
     @property
     def view(self) -> CampaignView:

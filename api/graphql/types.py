@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -26,6 +27,7 @@ from api.graphql.inputs import CorrectionInput, correction_fact
 from api.service.application import CampaignView
 from domain import rulesets
 from domain.core import proposals as book
+from domain.core.rolls import roll_purpose
 
 MAX_PAGE = 100
 DEFAULT_PAGE = 50
@@ -448,14 +450,22 @@ class DiceRoll:
     total: int
     manual: bool = strawberry.field(description="True when the faces were read off physical dice.")
     terms: JSON
+    path: str | None = strawberry.field(
+        default=None,
+        description="Where the roll is in the fact's payload (`roll`, `targets.0.damage`): what "
+        "amendFact's `roll` names.",
+    )
+    purpose: str | None = strawberry.field(
+        default=None, description="What the roll is for (`attack roll`, `damage roll`, `saving throw`...)."
+    )
 
 
-def rolls_in(value: Any) -> list[DiceRoll]:
+def rolls_in(value: Any, purpose_of: Callable[[tuple[str, ...]], str] | None = None) -> list[DiceRoll]:
     from domain import dice
 
     found: list[DiceRoll] = []
 
-    def walk(v: Any) -> None:
+    def walk(v: Any, path: tuple[str, ...] = ()) -> None:
         if isinstance(v, dict):
             if "terms" in v and "expression" in v:
                 faces = [f for t in v["terms"] if isinstance(t, dict) for f in t.get("faces", [])]
@@ -470,14 +480,16 @@ def rolls_in(value: Any) -> list[DiceRoll]:
                         total=total,
                         manual=bool(v.get("manual")),
                         terms=v["terms"],
+                        path=".".join(path) if purpose_of else None,
+                        purpose=purpose_of(path) if purpose_of else None,
                     )
                 )
                 return
-            for x in v.values():
-                walk(x)
+            for k, x in v.items():
+                walk(x, (*path, str(k)))
         elif isinstance(v, list):
-            for x in v:
-                walk(x)
+            for i, x in enumerate(v):
+                walk(x, (*path, str(i)))
 
     walk(value)
     return found
@@ -536,7 +548,8 @@ class Fact(Node):
 
     @strawberry.field(description="Every die rolled in this fact, with its faces.")
     def dice(self) -> list[DiceRoll]:
-        return rolls_in(self.record_.payload)
+        rec = self.record_
+        return rolls_in(rec.payload, lambda path: roll_purpose(rec.ruleset, rec.type, rec.payload, path))
 
     @strawberry.field(
         description="How the fact came to be when a player proposed it: "
@@ -1018,7 +1031,10 @@ class Campaign(Node):
         description="Preview corrections: the state they would give and how it differs. Stores nothing."
     )
     async def what_if(self, info: Info, corrections: list[CorrectionInput]) -> WhatIfResult:
-        items = [correction_fact(c) for c in corrections]
+        ledger = ctx.app_of(info).ledger
+        items = await ctx.call(
+            lambda: [correction_fact(c, ledger(self.campaign_id_).effective_payload) for c in corrections]
+        )
         if not items:
             raise ChronicleError("INVALID_INPUT", "give at least one correction", "corrections")
         if len(items) > 50:

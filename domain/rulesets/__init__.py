@@ -122,6 +122,9 @@ class Ruleset(Protocol):
     # ``OutcomeOverridden`` is recorded, so an override the fold would not read is refused (any
     # ruleset may keep an orphan: ``orphan: "keep"``). Without it every field is accepted.
 
+    # Optional: ``roll_purposes``, per fact type a path pattern of its rolls (``targets.*.damage``)
+    # and what the roll is for (C0.3 ``purpose``, read by ``domain.core.rolls.roll_purpose``).
+
     # ---------------------------------------------------------------- views
     def creature_view(self, state: Any, creature_id: str) -> dict[str, Any]:
         """One creature as JSON. Keys every ruleset gives: ``id``, ``name``, ``kind``

@@ -191,6 +191,7 @@ def _ops() -> list[tuple[str, Callable[[Table], dict[str, Any]], bool | str]]:
         ),
         ("fall", lambda t: {"characterId": t.aria, "feet": 5}, True),
         ("advanceTime", lambda t: {"minutes": 1}, False),
+        ("setTime", lambda t: {"day": 9, "hour": 8}, False),
         ("rollDice", lambda t: {"roll": {"expression": "1d6"}, "characterId": t.aria}, True),
         ("addNote", lambda t: {"text": "hello"}, MEMBERS),
         ("revokeFact", lambda t: {"position": 2, "reason": "test"}, False),

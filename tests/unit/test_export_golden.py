@@ -99,3 +99,15 @@ def test_one_encounter_or_a_range(demo: tuple[ChronicleApplication, UUID]) -> No
     assert err.value.code == "NOT_FOUND"
     with pytest.raises(DomainError):
         list(service.export(app, cid, "md", first=50, last=40))
+
+
+def test_issue_14_the_story_and_the_state_agree_traze_is_back_and_standing(
+    demo: tuple[ChronicleApplication, UUID],
+) -> None:
+    """Traze woke prone (he fell when he dropped): the story says he is back in the fight, and
+    he stands up, so he is not left prone after the extended rest."""
+    app, cid = demo
+    md = "".join(service.export(app, cid, "md"))
+    assert "Traze is back in the fight." in md and "Traze stands up." in md
+    assert "prone" not in app.view(cid).state.creatures["traze"].conditions()
+    assert "| Traze | 24/24 | 10/10 | 6/6 | active |" in md

@@ -154,6 +154,7 @@ def test_sw_4_tie_broken_by_the_higher_bonus_automatically(t: Table) -> None:
 
 
 def test_sw_4_equal_bonuses_need_a_recorded_tie_break_before_turns_start(t: Table) -> None:
+    """B-X-4: the tie order is a recorded choice; the reducer never decides it."""
     out = start(t, {"a": 15, "b": 15, "c": 3})
     assert out["unresolved_ties"] == [["a", "b"]]
     assert enc(t)["state"] == "setup" and enc(t)["unresolved_ties"] == [["a", "b"]]
@@ -345,6 +346,8 @@ def test_enforce_turns_flag_off_records_but_does_not_refuse(t: Table) -> None:
 
 
 def test_sw_23_attack_action_and_close_blast_one_damage_roll_three_targets(t: Table) -> None:
+    """SW-16 (d20 + attack bonus vs the defense), SW-25 (the power's dice plus its modifier) and
+    SW-27 (fire is a damage type that resistance reads)."""
     creature(t, "gunner")
     creature(t, "resist", resist={"fire": 5})
     start(t, {"gunner": 20, "a": 15, "b": 10, "resist": 5})
@@ -399,7 +402,8 @@ def test_b_sw_23_second_wind_is_a_standard_action_in_an_encounter(make_table: An
 
 # ------------------------------------------------------ delay and ready
 def test_sw_11_delay_and_reenter_rewrite_the_initiative(t: Table) -> None:
-    """SW-11 with ruling 18: the delaying creature re-enters in the moment after a turn ended."""
+    """B-SW-30: the cut Delay bullets follow the 4E-DEFAULT of SW-11.
+    SW-11 with ruling 18: the delaying creature re-enters in the moment after a turn ended."""
     start(t, {"a": 20, "b": 15, "c": 10})
     out = rec(t, "TurnDelayed", encounter_id=ENC, creature="a")
     assert out["turn_of"] is None and out["next_turn_of"] == "b" and enc(t)["delayed"] == ["a"]
@@ -591,6 +595,7 @@ def test_b_sw_28_ongoing_damage_overflows_into_wounds(t: Table) -> None:
 
 
 def test_sw_39_b_sw_22_regeneration_largest_source_capped_not_at_zero_hp(t: Table) -> None:
+    """SW-38: only the largest regeneration applies, capped at max HP, none at 0 HP."""
     creature(t, "troll", regeneration=3)
     start(t, {"a": 20, "troll": 15})
     StellarWindsCommands(t.app).deal_damage(t.cid, "troll", amount=10)

@@ -79,6 +79,7 @@ def test_sw_21_b_sw_5_wounding_damage_takes_temp_hp_first_then_skips_hp(table: T
 
 
 def test_sw_21_a_critical_hit_deals_its_rolled_damage_as_wounding_damage(table: Table) -> None:
+    """B-X-1: 000 governs: a crit deals wounding damage, not 001's maximum damage."""
     # +9 and a natural 20 reach AC 29: a crit. 2d6+4 rolled [3, 2] = 9, not maximised (B-SW-5.2).
     power = {**AXE, "attack_bonus": 9}
     r = table.attack("orc", power, [{"target": "vex", "face": 20, "damage_faces": [3, 2]}])
@@ -155,6 +156,7 @@ def test_b_sw_15_bloodied_depends_on_hp_only(table: Table) -> None:
 
 
 def test_sw_34_temporary_hp_do_not_stack_the_larger_pool_stays(table: Table) -> None:
+    """B-SW-17: the cut temporary-HP bullets follow the 4E-DEFAULT (keep the higher, do not add)."""
     table.grant_temporary_hp("vex", 5)
     assert table.c("vex")["temp_hp"] == 5
     r = table.grant_temporary_hp("vex", 3)
@@ -293,6 +295,7 @@ def test_ruling_14_knocked_out_creature_that_takes_damage_is_dying(table: Table)
 
 # ------------------------------------------------------------- dying and death
 def test_sw_41_dying_when_wounds_drop_to_zero(table: Table) -> None:
+    """B-SW-6: dying is at 0 wounds (000), not at 0 HP (001)."""
     table.deal_damage("vex", amount=51)
     assert (table.c("vex")["wounds"], table.c("vex")["life"]) == (1, "active")
     table.deal_damage("vex", amount=1)
@@ -309,6 +312,7 @@ def test_sw_43_ruling_8_dead_at_minus_10_wounds_and_wounds_are_not_clamped(table
 
 
 def test_ruling_10_damage_while_dying_goes_to_wounds_even_with_hp_left(table: Table) -> None:
+    """B-SW-3 read literally: damage taken while dying reduces wounds."""
     table.deal_damage("vex", amount=12, wounding=True)  # wounds 0, HP 40: dying
     assert (table.c("vex")["hp"], table.c("vex")["life"]) == (40, "dying")
     table.grant_temporary_hp("vex", 2)
@@ -502,6 +506,7 @@ def test_b_sw_27_medical_treatment_restores_the_amount_given_capped_at_max(table
 
 
 def test_sw_49_short_rest_contents(table: Table) -> None:
+    """SW-48, C1.1: a short rest clears the action-point lock; the creature state of C1.1 shows it."""
     table.deal_damage("vex", amount=30)
     table.grant_temporary_hp("vex", 4)
     table.second_wind("vex")
@@ -644,6 +649,7 @@ def test_ruling_3_a_level_up_changes_no_sheet_numbers(table: Table) -> None:
 
 
 def test_ruling_3_a_campaign_can_set_its_own_xp_table(make_table: Any) -> None:
+    """B-X-3, SW-50: the XP table is campaign configuration; XP are plain awards."""
     t = make_table({"xp_table": [0, 100, 300, 600]})
     t.pc("vex", level=2)
     assert (t.c("vex")["xp"], t.c("vex")["level"]) == (100, 2)
@@ -674,6 +680,7 @@ def test_sw_19_a_natural_1_always_misses(table: Table) -> None:
 
 
 def test_sw_19_sw_20_a_natural_20_always_hits_but_crits_only_when_the_total_hits(table: Table) -> None:
+    """B-X-5: Stellar Winds' own natural 20: a crit only if the total hits."""
     power = {**AXE, "attack_bonus": 0}
     r = table.attack("orc", power, [{"target": "vex", "face": 20, "damage_faces": [3, 3]}])
     hit = r.outcome["targets"][0]

@@ -478,6 +478,7 @@ def test_c0_4_an_override_the_fold_would_not_read_is_refused_and_nothing_is_stor
 
 # ------------------------------------------------------------------ flags beyond their defaults
 def test_b_x_6_rounding_up_or_to_nearest_changes_halves_quarters_and_half_levels(make_table: Any) -> None:
+    """SW-24: a power's miss for half damage is halved (and rounded per the flag)."""
     for mode, bloodied, surge, half in (("floor", 20, 10, 2), ("up", 21, 11, 3), ("nearest", 21, 10, 3)):
         t = make_table({"rounding": mode})
         t.pc("vex", max_hp=41, level=5)  # 41 / 2 = 20.5; 41 / 4 = 10.25; level 5 / 2 = 2.5
@@ -556,6 +557,7 @@ def condition(t: Any, who: str, name: str) -> None:
 
 
 def test_a1_10_an_invisible_attacker_has_combat_advantage(table: Any) -> None:
+    """B-SW-26: the reconstructed sources of combat advantage (A1.10) are used."""
     condition(table, "vex", "invisible")
     shot = bow_at_orc(table, 5)
     # 5 + 8 + 2 = 15

@@ -104,7 +104,8 @@ def test_ruling_18_ending_the_imps_turn_does_not_burn_the_next_creature_yet(t: T
 
 
 def test_ruling_18_the_round_advances_at_the_first_start_of_the_new_round(t: Table) -> None:
-    """Issue 14: ending the last turn of round 1 used to show round 2."""
+    """SW-1 (6): the next round begins with the highest initiative.
+    Issue 14: ending the last turn of round 1 used to show round 2."""
     t.start_turn(ENC)
     t.end_turn(ENC)
     t.start_turn(ENC)

@@ -380,4 +380,7 @@ def create_demo(app: ChronicleApplication) -> UUID:
     s.fact("NoteAdded", {"text": "The party camps in the relay's generator room until the storm passes."})
     s.fact("TimeAdvanced", {"minutes": 600})
     s.fact("ExtendedRestTaken", {"participants": ["traze", "kaelen", "mira"], "hours": 8})
+    # Traze fell prone when he dropped (C1.2) and woke still prone (A1.10): he gets up, so the
+    # story's "back in the fight" and his state agree (issue 14)
+    s.fact("TableActionTaken", {"creature": "traze", "name": "stand_up"})
     return cid

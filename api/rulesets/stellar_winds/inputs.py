@@ -34,6 +34,32 @@ class MissEffect(enum.Enum):
     HALF = "half"
 
 
+@strawberry.enum(description="A bonus type (SW-17): bonuses of one type do not add, the highest applies.")
+class BonusType(enum.Enum):
+    UNTYPED = "untyped"
+    ENHANCEMENT = "enhancement"
+    FEAT = "feat"
+    ITEM = "item"
+    POWER = "power"
+    PROFICIENCY = "proficiency"
+    RACIAL = "racial"
+    SHIELD = "shield"
+
+
+@strawberry.input(
+    description="A declared modifier of a roll (C0.3): its value (a penalty is negative and has no "
+    "type), its bonus type, where it comes from, and the ruling it relies on, if any."
+)
+class ModifierInput:
+    value: int
+    source: str = "modifier"
+    type: BonusType = BonusType.UNTYPED
+    ruling: str | None = strawberry.field(default=None, description="The ruling it cites (C0.2 ruling_refs).")
+
+
+TYPED_MODIFIERS = "Typed modifiers (prefer these to the JSON `modifiers`; give one or the other)."
+
+
 @strawberry.enum
 class ActionType(enum.Enum):
     STANDARD = "standard"
@@ -187,6 +213,7 @@ class AttackTargetInput:
     )
     circumstances: JSON | None = None
     modifiers: JSON | None = None
+    typed_modifiers: list[ModifierInput] | None = strawberry.field(default=None, description=TYPED_MODIFIERS)
     adjacent: bool | None = strawberry.field(
         default=None,
         description="Whether the attacker is adjacent to this target (ruling 19; default: adjacent for "
@@ -256,6 +283,7 @@ class DeathSaveInput(MutationInput):
     character_id: strawberry.ID
     roll: DiceInput | None = strawberry.field(default=None, description="Default: 1d20 by the server.")
     modifiers: JSON | None = None
+    typed_modifiers: list[ModifierInput] | None = strawberry.field(default=None, description=TYPED_MODIFIERS)
 
 
 @strawberry.input
@@ -303,6 +331,12 @@ class EffectSpecInput:
     duration: JSON | None = None
     aftereffect: JSON | None = None
     beneficial: bool = False
+    key: str | None = strawberry.field(
+        default=None,
+        description="A client-chosen key that becomes the effect's id (effectId), so the app can "
+        "name the effect in rollSavingThrow, sustainEffect or endEffect without reading it back. "
+        "Unique among the campaign's active effects (EFFECT_KEY_TAKEN); not of the form e<number>.",
+    )
 
 
 @strawberry.input
@@ -331,6 +365,7 @@ class SavingThrowInput(MutationInput):
     effect_id: str
     roll: DiceInput | None = strawberry.field(default=None, description="Default: 1d20 by the server.")
     modifiers: JSON | None = None
+    typed_modifiers: list[ModifierInput] | None = strawberry.field(default=None, description=TYPED_MODIFIERS)
 
 
 @strawberry.input
@@ -384,3 +419,4 @@ class ExplosiveSaveInput(MutationInput):
     types: list[str] = strawberry.field(default_factory=list)
     explosive: str = ""
     modifiers: JSON | None = None
+    typed_modifiers: list[ModifierInput] | None = strawberry.field(default=None, description=TYPED_MODIFIERS)

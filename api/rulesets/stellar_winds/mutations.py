@@ -30,6 +30,24 @@ def effect_source(look: Look, effect_id: str) -> tuple[str | None, str | None]:
     raise ChronicleError("NOT_FOUND", f"no effect {effect_id!r}", "effectId")
 
 
+def modifiers_of(i: Any, field_name: str = "modifiers") -> list[Any] | None:
+    """The declared modifiers as the facts keep them (``{source, value, type?, ruling?}``): from
+    the typed ``typedModifiers`` or the JSON ``modifiers``, not both."""
+    if i.typed_modifiers is None:
+        return json_arg(i.modifiers, field_name, list)
+    if i.modifiers is not None:
+        raise ChronicleError("INVALID_INPUT", "give modifiers or typedModifiers, not both", field_name)
+    return [
+        {
+            "source": m.source,
+            "value": m.value,
+            **({"type": m.type.value} if m.type is not I.BonusType.UNTYPED else {}),
+            **({"ruling": m.ruling} if m.ruling is not None else {}),
+        }
+        for m in i.typed_modifiers
+    ]
+
+
 def p_register(i: I.RegisterCreatureInput, look: Look) -> Plan:
     cid = i.creature_id or slug(i.name)
     payload: dict[str, Any] = {
@@ -133,6 +151,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
         raise ChronicleError("INVALID_INPUT", "an attack needs at least one target", "targets")
     if len(i.targets) > 50:
         raise ChronicleError("INVALID_INPUT", "at most 50 targets", "targets")
+    look.allow_rerolls("DiceRerolled", attacker)  # C0.3: in-game rerolls of its dice
     targets, names = [], []
     per_target = bool(power["damage"]) and power["kind"] in ("melee", "ranged")
     for t in i.targets:
@@ -143,8 +162,9 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
             entry["damage"] = look.roll(t.damage_roll, power["damage"], weapon=power["weapon"])
         if t.circumstances is not None:
             entry["circumstances"] = json_arg(t.circumstances, "targets.circumstances", list)
-        if t.modifiers is not None:
-            entry["modifiers"] = json_arg(t.modifiers, "targets.modifiers", list)
+        mods = modifiers_of(t, "targets.modifiers")
+        if mods is not None:
+            entry["modifiers"] = mods
         if t.adjacent is not None:
             entry["adjacent"] = t.adjacent
         targets.append(entry)
@@ -160,7 +180,7 @@ def p_attack(i: I.AttackInput, look: Look) -> Plan:
     if power["damage"] and power["kind"] in ("close", "area"):
         payload["damage"] = look.roll(i.damage_roll, power["damage"], weapon=power["weapon"])
     enc = look.view.campaign().get("active_encounter")
-    return one("AttackMade", payload, ACTORS, {attacker}, [attacker, *names], enc)
+    return look.rerolls_first(one("AttackMade", payload, ACTORS, {attacker}, [attacker, *names], enc))
 
 
 def p_damage(i: I.DealDamageInput, look: Look) -> Plan:
@@ -228,16 +248,19 @@ def p_second_wind(i: core.CharacterInput, look: Look) -> Plan:
 
 def p_death_save(i: I.DeathSaveInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    return one(
-        "DeathSavingThrowRolled",
-        {
-            "creature": c,
-            "roll": look.roll(i.roll, "1d20"),
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
-        },
-        ACTORS,
-        {c},
-        [c],
+    look.allow_rerolls("DiceRerolled", c)
+    return look.rerolls_first(
+        one(
+            "DeathSavingThrowRolled",
+            {
+                "creature": c,
+                "roll": look.roll(i.roll, "1d20"),
+                "modifiers": modifiers_of(i) or [],
+            },
+            ACTORS,
+            {c},
+            [c],
+        )
     )
 
 
@@ -298,6 +321,8 @@ def p_apply_effect(i: I.ApplyEffectInput, look: Look) -> Plan:
         spec["aftereffect"] = json_arg(i.effect.aftereffect, "effect.aftereffect")
     if i.effect.beneficial:
         spec["beneficial"] = True
+    if i.effect.key is not None:
+        spec["key"] = i.effect.key
     source = src or i.source or "gm"
     return one(
         "EffectApplied",
@@ -332,17 +357,20 @@ def p_end_effect(i: I.EndEffectInput, look: Look) -> Plan:
 
 def p_save(i: I.SavingThrowInput, look: Look) -> Plan:
     c = look.creature(i.character_id)
-    return one(
-        "SavingThrowRolled",
-        {
-            "creature": c,
-            "effect_id": i.effect_id,
-            "roll": look.roll(i.roll, "1d20"),
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
-        },
-        ACTORS,
-        {c},
-        [c],
+    look.allow_rerolls("DiceRerolled", c)
+    return look.rerolls_first(
+        one(
+            "SavingThrowRolled",
+            {
+                "creature": c,
+                "effect_id": i.effect_id,
+                "roll": look.roll(i.roll, "1d20"),
+                "modifiers": modifiers_of(i) or [],
+            },
+            ACTORS,
+            {c},
+            [c],
+        )
     )
 
 
@@ -415,7 +443,7 @@ def p_explosive_save(i: I.ExplosiveSaveInput, look: Look) -> Plan:
             "amount": i.amount,
             "types": i.types,
             "explosive": i.explosive,
-            "modifiers": json_arg(i.modifiers, "modifiers", list) or [],
+            "modifiers": modifiers_of(i) or [],
         },
         ACTORS,
         {c},

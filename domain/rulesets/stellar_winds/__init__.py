@@ -10,7 +10,7 @@ from domain.core.state import dump_table, load_table
 from domain.errors import InvalidInput
 from domain.rulesets import Track
 from domain.rulesets.stellar_winds import actions, attacks, encounters, overrides, powers, rules, skills
-from domain.rulesets.stellar_winds.facts import CATALOGUE
+from domain.rulesets.stellar_winds.facts import CATALOGUE, ROLL_PURPOSES
 from domain.rulesets.stellar_winds.flags import DEFAULTS, FLAGS, validate_flag
 from domain.rulesets.stellar_winds.narrate import StellarWindsNarrator
 from domain.rulesets.stellar_winds.state import (
@@ -66,6 +66,7 @@ ERROR_CODES: dict[str, str] = {
     "CREATURE_DYING": "The creature is dying.",
     "DAZED": "A dazed creature cannot do this.",
     "DAZED_ONE_ACTION": "A dazed creature takes one action per turn.",
+    "EFFECT_KEY_TAKEN": "An active effect already has this key (an effect's key is unique while it lasts).",
     "EXTENDED_REST_TOO_SOON": "Too soon after the last extended rest.",
     "FREE_ACTIONS_ONLY": "Only free actions are allowed now.",
     "IMMEDIATE_USED": "The creature's immediate action is used until its next turn.",
@@ -109,6 +110,7 @@ class StellarWinds:
     catalogue = CATALOGUE
     flag_defaults = DEFAULTS
     error_codes = ERROR_CODES
+    roll_purposes = ROLL_PURPOSES  # what each roll of a fact is for (C0.3; domain.core.rolls)
     encounter_rules = encounters.RULES  # its hooks into the core encounter engine
 
     @property

@@ -14,10 +14,11 @@ One saving throw ends every component of an effect (SW-45, adopted ruling 7).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from domain.core import effects as core_effects
-from domain.errors import InvalidInput
+from domain.errors import InvalidInput, RuleViolation
 from domain.rulesets.stellar_winds import bonuses
 from domain.rulesets.stellar_winds.tables import CONDITIONS, DAMAGE_TYPES
 
@@ -71,6 +72,8 @@ def check_spec(spec: Any, state: Any, field: str = "effects") -> dict[str, Any]:
             "a sustained effect is sustained by a standard, move or minor action",
             field=f"{field}.duration.action",
         )
+    if spec.get("key") is not None:
+        _check_key(spec["key"], f"{field}.key")
     if spec.get("aftereffect") is not None:
         check_spec(spec["aftereffect"], state, f"{field}.aftereffect")
     if spec.get("on", "hit") not in ("hit", "miss", "always"):
@@ -123,6 +126,36 @@ def _check_component(comp: Any, state: Any, field: str) -> None:
         raise InvalidInput("regeneration is a whole number", field=f"{field}.components")
 
 
+KEY_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
+GENERATED_ID = re.compile(r"e\d+(\.\d+)?")
+
+
+def _check_key(key: Any, field: str) -> None:
+    """A client-chosen effect key (issue 14): it becomes the effect's id, so it cannot look like
+    an id the engine makes (``e12``, ``e12.2``)."""
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key) or GENERATED_ID.fullmatch(key):
+        raise InvalidInput(
+            "an effect key is 1-64 letters, digits, '_', '.', ':' or '-', starting with a letter, "
+            "and not of the engine's own form e<number>",
+            field=field,
+        )
+
+
+def _effect_id(state: Any, spec: dict[str, Any]) -> str:
+    """The effect's id: its client-chosen key (unique among the active effects) or a new one."""
+    key = spec.get("key")
+    if key is None:
+        return str(state.new_effect_id())
+    holder = next((c for c in state.with_effects() if any(e["effect_id"] == key for e in c.effects)), None)
+    if holder is not None:
+        raise RuleViolation(
+            f"an active effect on {holder.name} already has the key {key!r}",
+            field="effect.key",
+            code="EFFECT_KEY_TAKEN",
+        )
+    return str(key)
+
+
 def _whole(v: Any, negative: bool = False) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and (negative or v >= 0) and abs(v) <= 100_000
 
@@ -143,7 +176,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
     running = enc is not None and enc.state == "running"
     duration.setdefault("applied_turn", enc.turn_log.get("turn_no", 0) if enc and running else None)
     effect = {
-        "effect_id": state.new_effect_id(),
+        "effect_id": _effect_id(state, spec),
         "source": source,
         "target": target.id,
         "name": spec.get("name", "effect"),

@@ -276,6 +276,15 @@ FACTS: dict[str, Schema] = {
         "roll": req("roll"),
         "modifiers": opt("list_dict", []),
     },
+    # C0.3: an in-game reroll of one die (a power that rerolls), with the roll as it stood; the
+    # fact that uses the roll follows it in the same table action, with the new face
+    "DiceRerolled": {
+        "creature": opt("str", None, nullable=True),
+        "roll": req("roll"),
+        "die_index": req("int", minimum=0, maximum=1000),
+        "new_face": req("int", minimum=1, maximum=1000),
+        "reason": opt("str", ""),
+    },
 }
 
 # Current payload version of each type that is not 1. Bump it and add an upcaster when a
@@ -327,3 +336,22 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
 
 CATALOGUE: Catalogue = CORE.extend(FACTS, versions=VERSIONS, upcasters=UPCASTERS)
 """Every fact a Stellar Winds campaign can record."""
+
+
+# What each roll of a Stellar Winds fact is for (C0.3 ``purpose``; ``domain.core.rolls``).
+ROLL_PURPOSES: dict[str, dict[str, str]] = {
+    "AttackMade": {
+        "targets.*.roll": "attack roll",
+        "targets.*.damage": "damage roll",
+        "damage": "damage roll",
+        "extra_crit": "extra critical damage",
+    },
+    "DamageTaken": {"roll": "damage roll"},
+    "HealingApplied": {"roll": "healing roll"},
+    "TemporaryHitPointsGranted": {"roll": "temporary hit points roll"},
+    "SavingThrowRolled": {"roll": "saving throw"},
+    "DeathSavingThrowRolled": {"roll": "death saving throw"},
+    "StabilizationAttempted": {"roll": "Heal check (first aid)"},
+    "ExplosiveSaveRolled": {"roll": "explosive saving throw", "damage": "damage roll"},
+    "DiceRerolled": {"roll": "the roll before the reroll"},
+}

@@ -295,6 +295,15 @@ class StellarWindsNarrator(GearSentences):
             sentences.append(text)
         return " ".join(x if x.endswith(".") else x + "." for x in sentences)
 
+    def _DiceRerolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
+        who = self.name(p["creature"], s) if p.get("creature") else "The table"
+        why = f" ({self.m.esc(p['reason'])})" if p.get("reason") else ""
+        head = f"{who} rerolls die {p['die_index'] + 1} of {self.m.esc(p['roll']['expression'])}{why}"
+        if o is None:
+            return f"{head}: now {p['new_face']}."
+        totals = f"total {o['total_before']} -> {o['total_after']}"
+        return f"{head}: {o['old_face']} becomes {o['new_face']}, {totals}."
+
     def _ExplosiveSaveRolled(self, p: dict[str, Any], o: Any, s: Any) -> str:
         who = self.name(p["target"], s)
         what = self.m.esc(p.get("explosive") or "an explosive")

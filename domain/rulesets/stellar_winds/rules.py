@@ -12,6 +12,7 @@ from typing import Any
 
 from domain import dice
 from domain.core.catalogue import check_field
+from domain.core.encounters import clock as core_clock
 from domain.errors import InvalidInput, NotFound, RuleViolation
 from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
@@ -422,7 +423,19 @@ def _rest(kind: str) -> Handler:
         for c in who:
             _restore(state, c, rest, start)
         state.minutes += minutes
-        return {"participants": [c.id for c in who], "minutes": minutes, "clock": state.minutes}
+        out = {
+            "participants": [c.id for c in who],
+            "minutes": minutes,
+            "clock": state.minutes,
+            # what the rest does to the clock (issue 14): from when to when, in day and hour
+            "clock_from": core_clock(start),
+            "clock_to": core_clock(state.minutes),
+        }
+        if rest.once_per_day:  # B-SW-25: the next extended rest, counted from this one's start
+            out["next_extended_rest_from"] = core_clock(
+                start + state.flags["sw.extended_rest_interval_hours"] * 60
+            )
+        return out
 
     return handler
 
@@ -585,6 +598,24 @@ def explosive_save(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any
     }
 
 
+def dice_rerolled(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """C0.3: an in-game reroll (not an amendment: the first face stays in the log). The fact
+    that uses the roll comes next, with the new face; this one changes no state."""
+    if p["creature"] is not None:
+        creature(state, p["creature"], "creature")
+    faces = dice.dice_of(p["roll"])
+    rerolled = dice.with_face(p["roll"], p["die_index"], p["new_face"])  # the die exists, the face fits
+    return {
+        "creature": p["creature"],
+        "die_index": p["die_index"],
+        "old_face": faces[p["die_index"]][1],
+        "new_face": p["new_face"],
+        "total_before": dice.roll_total(p["roll"]),
+        "total_after": dice.roll_total(rerolled),
+        "reason": p["reason"],
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "CreatureRegistered": creature_registered,
     "SheetUpdated": sheet_updated,
@@ -605,4 +636,5 @@ HANDLERS: dict[str, Handler] = {
     "ExperienceAwarded": xp_awarded,
     "LevelSet": level_set,
     "ExplosiveSaveRolled": explosive_save,
+    "DiceRerolled": dice_rerolled,
 }
