@@ -400,3 +400,33 @@ def test_a1_10_invisible_gives_combat_advantage_and_total_concealment(g: GQL) ->
         0
     ]
     assert (back["attack_total"], back["hit"]) == (14, False) and t.hp("vex") == 30
+
+
+def test_sw_49_a_short_rest_carries_each_creatures_surge_spends_all_or_nothing(g: GQL) -> None:
+    t = Table(g, {"Vex": {}, "Kira": {}})  # 30 HP: surge value 7 (SW-36)
+    for name in ("vex", "kira"):
+        t.ok("dealDamage", characterId=t.ids[name], amount=20)
+    surges = t.character("kira", "... on StellarWindsCharacter { healingSurges { remaining } }")
+    surges = surges["healingSurges"]["remaining"]
+    both = [t.ids["vex"], t.ids["kira"]]
+    # one spend too many for Kira: the whole rest is refused, nothing is stored
+    before = t.position()
+    refused = t.m(
+        "takeShortRest",
+        participantIds=both,
+        surgeSpends=[
+            {"characterId": t.ids["vex"], "surges": 1},
+            {"characterId": t.ids["kira"], "surges": surges + 1},
+        ],
+    )
+    assert [e["code"] for e in refused["userErrors"]] == ["NO_HEALING_SURGE"]
+    assert t.position() == before and t.hp("vex") == 10
+    # Vex spends two, Kira one: 10 + 7 + 7 = 24 and 10 + 7 = 17, in one table action
+    out = t.ok(
+        "takeShortRest",
+        participantIds=both,
+        surgeSpends=[{"characterId": t.ids["vex"], "surges": 2}, {"characterId": t.ids["kira"]}],
+    )
+    assert [f["type"] for f in out["facts"]] == ["ShortRestTaken"] + ["HealingSurgeSpent"] * 3
+    assert (t.hp("vex"), t.hp("kira")) == (24, 17)
+    assert t.position() == before + 4

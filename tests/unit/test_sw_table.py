@@ -612,3 +612,32 @@ def test_b_x_6_law_rounding_modes_differ_by_at_most_one_and_keep_their_order(n: 
     floor, up, nearest = (divide(n, d, {"rounding": m}) for m in ("floor", "up", "nearest"))
     assert floor == n // d and floor <= nearest <= up <= floor + 1
     assert up * d >= n and floor * d <= n
+
+
+# ------------------------------------------------------------------ SW-49: a short rest, one table action
+def test_sw_49_a_short_rest_and_each_creatures_surge_spends_are_one_append(make_table: Any) -> None:
+    t = make_table()
+    t.pc("vex", surges=3)  # 40 HP: surge value 10
+    t.pc("kira", surges=2)
+    t.deal_damage("vex", amount=25)
+    t.deal_damage("kira", amount=15)
+    out = t.short_rest(["vex", "kira"], {"vex": 2, "kira": 1})
+    spent = ["HealingSurgeSpent"] * 3
+    assert [f["type"] for f in out.facts] == ["ShortRestTaken", *spent]
+    # vex: 15 + 10 + 10 = 35 HP, 1 surge left; kira: 25 + 10 = 35, 1 surge left
+    assert (t.c("vex")["hp"], t.c("vex")["surges"]) == (35, 1)
+    assert (t.c("kira")["hp"], t.c("kira")["surges"]) == (35, 1)
+
+
+def test_sw_49_ruling_6_a_short_rest_with_one_spend_too_many_stores_nothing(make_table: Any) -> None:
+    t = make_table()
+    t.pc("vex", surges=3)
+    t.pc("kira", surges=1)
+    t.deal_damage("vex", amount=25)
+    t.deal_damage("kira", amount=25)
+    before = t.position
+    with pytest.raises(DomainError) as refused:
+        t.short_rest(["vex", "kira"], {"vex": 1, "kira": 2})  # kira has only one surge
+    assert refused.value.code == "NO_HEALING_SURGE"
+    assert t.position == before
+    assert (t.c("vex")["hp"], t.c("vex")["surges"]) == (15, 3)

@@ -112,8 +112,17 @@ class StellarWindsCommands:
             {"target": target, "amount": amount, "method": method, "caregiver": caregiver},
         )
 
-    def short_rest(self, campaign_id: UUID, participants: list[str] | None = None) -> Recorded:
-        return self.app.record(campaign_id, "ShortRestTaken", {"participants": participants})
+    def short_rest(
+        self,
+        campaign_id: UUID,
+        participants: list[str] | None = None,
+        surge_spends: dict[str, int] | None = None,
+    ) -> Recorded:
+        """The rest and each creature's surge spends (SW-49) as one table action: all or nothing."""
+        items: list[tuple[str, dict[str, Any]]] = [("ShortRestTaken", {"participants": participants})]
+        for who, n in (surge_spends or {}).items():
+            items += [("HealingSurgeSpent", {"creature": who, "cause": "short_rest"}) for _ in range(n)]
+        return self.app.record_many(campaign_id, items)
 
     def extended_rest(
         self, campaign_id: UUID, participants: list[str] | None = None, hours: int = 6

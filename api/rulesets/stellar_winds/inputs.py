@@ -387,10 +387,23 @@ class SetLevelInput(MutationInput):
     level: int | None = strawberry.field(description="null: follow XP again.")
 
 
+@strawberry.input(description="How many healing surges one creature spends during a short rest (SW-49).")
+class SurgeSpendInput:
+    character_id: strawberry.ID
+    surges: int = strawberry.field(default=1, description="Surges spent, each restoring its value in HP.")
+
+
 @strawberry.input
 class ShortRestInput(MutationInput):
     participant_ids: list[strawberry.ID] | None = None
     minutes: int = 5
+    surge_spends: list[SurgeSpendInput] | None = strawberry.field(
+        default=None,
+        description=(
+            "The surges each creature spends during the rest (SW-49), recorded with the rest as one "
+            "table action: a refusal of any spend (no surge left, ...) stores nothing."
+        ),
+    )
 
 
 @strawberry.input

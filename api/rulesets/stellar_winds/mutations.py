@@ -395,8 +395,24 @@ def p_level(i: I.SetLevelInput, look: Look) -> Plan:
 
 
 def p_short_rest(i: I.ShortRestInput, look: Look) -> Plan:
+    """The rest, then each creature's surge spends (SW-49), in one append: all or nothing."""
     ps = look.creatures(i.participant_ids, "participantIds") if i.participant_ids is not None else None
-    return one("ShortRestTaken", {"participants": ps, "minutes": i.minutes}, ACTORS, set(ps or ()), ps or [])
+    items: list[tuple[str, dict[str, Any]]] = [("ShortRestTaken", {"participants": ps, "minutes": i.minutes})]
+    spenders: list[str] = []
+    for s in i.surge_spends or []:
+        c = look.creature(s.character_id, "surgeSpends")
+        if s.surges < 0:
+            raise ChronicleError("INVALID_INPUT", "a creature spends 0 or more surges", "surgeSpends")
+        if ps is not None and c not in ps:
+            raise ChronicleError("INVALID_INPUT", f"{c} does not take part in this rest", "surgeSpends")
+        if c in spenders:
+            raise ChronicleError("INVALID_INPUT", f"{c} is named twice", "surgeSpends")
+        spenders.append(c)
+        items += [
+            ("HealingSurgeSpent", {"creature": c, "cause": "short_rest", "note": ""}) for _ in range(s.surges)
+        ]
+    actors = set(ps or ()) | set(spenders)
+    return Plan(items, ACTORS, actors, list(dict.fromkeys([*(ps or []), *spenders])))
 
 
 def p_extended_rest(i: I.ExtendedRestInput, look: Look) -> Plan:
