@@ -324,7 +324,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 steps.append({"step": "GM override (C0.4)", "value": amount})
                 res["overridden"]["amount"] = amount
             wounding = crit and crit_mode in ("wounding", "wounding_1W")
-            if p["coup_de_grace"] and crit and amount >= target.bloodied_value(state.flags):
+            slays = state.flags["sw.coup_de_grace_kill"] == "bloodied_value"  # B-SW-12
+            if p["coup_de_grace"] and crit and slays and amount >= target.bloodied_value(state.flags):
                 delivered = dmg.deliver(state, target, amount, wounding=wounding)
                 target.life = "dead"  # B-SW-12: slain outright
                 delivered["life_after"] = "dead"

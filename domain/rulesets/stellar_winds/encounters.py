@@ -150,7 +150,7 @@ class StellarWindsEncounters(core.Rules):
         ongoing = _ongoing(state, c)
         if ongoing:
             out["ongoing_damage"] = ongoing
-        regen = _regenerate(c)
+        regen = _regenerate(c, state.flags["sw.regeneration_at_0_hp"])
         if regen:
             out["regeneration"] = regen
         ended = []
@@ -287,8 +287,9 @@ def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
     return out
 
 
-def _regenerate(c: Creature) -> dict[str, Any] | None:
-    """SW-39, B-SW-22, adopted ruling 10: the largest source; HP only; not at 0 HP; capped at max."""
+def _regenerate(c: Creature, at_0_hp: bool = False) -> dict[str, Any] | None:
+    """SW-39, B-SW-22, adopted ruling 10: the largest source; HP only; not at 0 HP (unless the flag
+    ``sw.regeneration_at_0_hp`` lets a creature with wounds above 0 regenerate); capped at max."""
     sources = [
         int(comp["regeneration"])
         for e in c.effects
@@ -297,7 +298,7 @@ def _regenerate(c: Creature) -> dict[str, Any] | None:
         if "regeneration" in comp
     ]
     amount = max([c.regeneration, *sources])
-    if amount <= 0 or c.life == "dead" or c.hp <= 0:
+    if amount <= 0 or c.life == "dead" or c.hp <= 0 and not (at_0_hp and c.wounds > 0):
         return None
     healed = min(amount, c.max_hp - c.hp)
     c.hp += healed

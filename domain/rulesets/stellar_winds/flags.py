@@ -82,6 +82,34 @@ FLAGS: dict[str, Flag] = {
     "sw.first_aid_stabilize_dc": Flag(
         15, "B-SW-10", "DC of the first-aid check that stabilises.", _int(0, 100)
     ),
+    "sw.coup_de_grace_kill": Flag(
+        "bloodied_value",
+        "B-SW-12",
+        "A coup de grace whose damage (after modifiers, before layering) is at least the target's "
+        "bloodied value slays it outright; 'none': the cut clause stays cut, it is only an automatic "
+        "critical hit.",
+        _choice("bloodied_value", "none"),
+    ),
+    "sw.temp_hp_grant": Flag(
+        "highest",
+        "B-SW-17",
+        "A new grant of temporary HP keeps the higher pool (SW-34); 'add': grants add up.",
+        _choice("highest", "add"),
+    ),
+    "sw.regeneration_at_0_hp": Flag(
+        False,
+        "B-SW-22",
+        "Regeneration needs at least 1 HP (literal); true: a creature at 0 HP with wounds above 0 "
+        "regenerates HP too.",
+        _bool,
+    ),
+    "sw.heal_without_surge": Flag(
+        "no_hp",
+        "SW-36",
+        "A healing that needs a surge the target does not have restores nothing and its other effects "
+        "apply; 'refuse': it is refused (NO_HEALING_SURGE) and nothing is stored.",
+        _choice("no_hp", "refuse"),
+    ),
     "sw.monsters_have_wounds": Flag(True, "B-SW-13", "Every creature has a wound track.", _bool),
     "sw.monster_death_at_wounds": Flag(
         0, "B-SW-13", "Non-heroic monsters/NPCs die at wounds <= this.", _int(-1000, 1000)

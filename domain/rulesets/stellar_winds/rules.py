@@ -174,6 +174,12 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
         creature(state, p["healer"], "healer")
     surge_spent = False
     if p["requires_surge"] and c.surges <= 0:
+        require(
+            state.flags["sw.heal_without_surge"] != "refuse",
+            f"{c.name} has no healing surge left (SW-36, flag sw.heal_without_surge)",
+            "NO_HEALING_SURGE",
+            ctx,
+        )
         return {
             "target": c.id,
             "surge_spent": False,
@@ -202,12 +208,13 @@ def healing_applied(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
 
 
 def temporary_hp(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """SW-34: temp HP do not add; the larger pool stays."""
+    """SW-34 / B-SW-17: temp HP do not add; the larger pool stays (flag ``sw.temp_hp_grant``)."""
     c = creature(state, p["target"], "target")
     not_dead(c, ctx, "target")
     amount = p["amount"] + (dice.roll_total(p["roll"]) if p["roll"] else 0)
     before = c.temp_hp
-    c.temp_hp = max(c.temp_hp, amount)
+    add = state.flags["sw.temp_hp_grant"] == "add"
+    c.temp_hp = c.temp_hp + amount if add else max(c.temp_hp, amount)
     return {"target": c.id, "granted": amount, "temp_hp_before": before, "temp_hp_after": c.temp_hp}
 
 
