@@ -203,6 +203,8 @@ class EncounterRules(Protocol):
 
     def enforce_turns(self, state: Any) -> bool: ...
 
+    def triggered_window(self, state: Any) -> str: ...
+
     def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[Owed]: ...
 
     def rolls_owed_between_rounds(self, state: Any, enc: Encounter) -> list[Owed]: ...
@@ -258,6 +260,11 @@ class Rules:
 
     def enforce_turns(self, state: Any) -> bool:
         return True
+
+    def triggered_window(self, state: Any) -> str:
+        """When a once-per-round kind (``ActionTable.once_per_round``) is open again: ``own_turn``
+        (at the start of the creature's own turn) or ``round`` (at the start of each round)."""
+        return "own_turn"
 
     def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[Owed]:
         return []
@@ -544,6 +551,8 @@ def _new_round(state: Any, enc: Encounter, rules: EncounterRules, ctx: Any, repo
         enc.surprise_round = False  # the surprise round ends once every aware creature has acted
     enc.round += 1
     enc.round_log = {}
+    if rules.triggered_window(state) == "round":
+        enc.windows = {}  # every once-per-round window reopens with the round
     report.setdefault("rounds", []).append({"round": enc.round, **rules.round_started(state, enc, ctx)})
 
 
@@ -554,7 +563,8 @@ def _begin(
     enc.phase = IN_TURN
     if resume:  # a delayed turn resumed: its start-of-turn steps happened when it delayed
         return {"creature": cid, "round": enc.round, "resumed_delayed_turn": True}
-    enc.windows.pop(cid, None)  # its once-per-round window reopens (e.g. B-SW-31)
+    if rules.triggered_window(state) == "own_turn":
+        enc.windows.pop(cid, None)  # its once-per-round window reopens (e.g. B-SW-31)
     enc.turn_started[cid] = enc.turn_no
     enc.readied.pop(cid, None)  # an untriggered readied action is lost at its next turn
     return {"creature": cid, "round": enc.round, **rules.turn_started(state, enc, cid, ctx)}

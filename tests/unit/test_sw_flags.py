@@ -11,7 +11,7 @@ import pytest
 from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain.errors import DomainError
 from tests.unit.conftest import AXE, Table
-from tests.unit.test_sw_encounters import creature, effect, end_turn, start
+from tests.unit.test_sw_encounters import ENC, act, creature, effect, end_turn, refused, start
 from tests.unit.test_sw_ledger import put_effect
 
 CDG = {**AXE, "damage": "2d6+8"}
@@ -128,3 +128,33 @@ def test_sw_36_flag_refuse_refuses_healing_that_needs_a_missing_surge_and_stores
     # healing that needs no surge is still allowed
     t.heal("vex", flat=5)
     assert t.c("vex")["hp"] == 15
+
+
+# ------------------------------------------------------------------ B-SW-31: the immediate window
+def three(make_table: Any, flags: dict[str, Any] | None = None) -> Table:
+    """Monsters a, c, b acting in that order (a 20, c 15, b 10)."""
+    t: Table = make_table(flags)
+    for cid in ("a", "b", "c"):
+        creature(t, cid)
+    start(t, {"a": 20, "c": 15, "b": 10})
+    return t
+
+
+def test_b_sw_31_by_default_the_immediate_window_reopens_at_the_creatures_own_turn(make_table: Any) -> None:
+    t = three(make_table)
+    act(t, "c", "immediate")  # a's turn, round 1
+    end_turn(t)  # c's turn starts: its window reopens
+    end_turn(t)  # b's turn, still round 1
+    act(t, "c", "immediate")
+    end_turn(t)  # round 2, a's turn: c's window has not reopened (its turn has not come)
+    refused(t, "IMMEDIATE_USED", "ActionTaken", encounter_id=ENC, creature="c", action="immediate", name="x")
+
+
+def test_b_sw_31_flag_round_reopens_the_window_at_each_round_not_at_the_own_turn(make_table: Any) -> None:
+    t = three(make_table, {"sw.immediate_window": "round"})
+    act(t, "c", "immediate")  # a's turn, round 1
+    end_turn(t)  # c's turn: same round, the window stays shut
+    end_turn(t)  # b's turn
+    refused(t, "IMMEDIATE_USED", "ActionTaken", encounter_id=ENC, creature="c", action="immediate", name="x")
+    end_turn(t)  # round 2 begins: every window reopens
+    act(t, "c", "immediate")

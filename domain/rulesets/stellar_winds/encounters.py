@@ -81,6 +81,10 @@ class StellarWindsEncounters(core.Rules):
     def enforce_turns(self, state: Any) -> bool:
         return bool(state.flags["sw.enforce_turns"])
 
+    def triggered_window(self, state: Any) -> str:
+        """B-SW-31 (SW-9): when an immediate action is open again (flag ``sw.immediate_window``)."""
+        return str(state.flags["sw.immediate_window"])
+
     def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[core.Owed]:
         """SW-10 step a, B-SW-8: a saving throw against each save-ends effect not yet saved
         against this turn, and a dying creature's death save."""

@@ -110,6 +110,13 @@ FLAGS: dict[str, Flag] = {
         "apply; 'refuse': it is refused (NO_HEALING_SURGE) and nothing is stored.",
         _choice("no_hp", "refuse"),
     ),
+    "sw.immediate_window": Flag(
+        "own_turn",
+        "B-SW-31",
+        "'Once per round' for immediate actions runs from the start of the creature's turn to the start "
+        "of its next (4e); 'round': from the start of one round to the next.",
+        _choice("own_turn", "round"),
+    ),
     "sw.monsters_have_wounds": Flag(True, "B-SW-13", "Every creature has a wound track.", _bool),
     "sw.monster_death_at_wounds": Flag(
         0, "B-SW-13", "Non-heroic monsters/NPCs die at wounds <= this.", _int(-1000, 1000)
