@@ -205,6 +205,8 @@ class EncounterRules(Protocol):
 
     def triggered_window(self, state: Any) -> str: ...
 
+    def surprised_take_turns(self, state: Any) -> bool: ...
+
     def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[Owed]: ...
 
     def rolls_owed_between_rounds(self, state: Any, enc: Encounter) -> list[Owed]: ...
@@ -265,6 +267,11 @@ class Rules:
         """When a once-per-round kind (``ActionTable.once_per_round``) is open again: ``own_turn``
         (at the start of the creature's own turn) or ``round`` (at the start of each round)."""
         return "own_turn"
+
+    def surprised_take_turns(self, state: Any) -> bool:
+        """Whether a surprised creature has its turn in the surprise round (its conditions then say
+        what it may do); by default it has none."""
+        return False
 
     def rolls_owed_at_turn_end(self, state: Any, enc: Encounter, cid: str) -> list[Owed]:
         return []
@@ -535,7 +542,7 @@ def peek(state: Any, enc: Encounter, rules: EncounterRules) -> tuple[str | None,
             return cid, wraps
         if (
             rules.is_dead(state, cid)
-            or (rnd == 0 and cid in enc.surprised)
+            or (rnd == 0 and cid in enc.surprised and not rules.surprised_take_turns(state))
             or rules.skip_turn(state, enc, cid)
         ):
             continue
@@ -589,7 +596,7 @@ def _advance(state: Any, enc: Encounter, rules: EncounterRules, ctx: Any, report
         if rules.is_dead(state, cid):
             report["turns"].append({"creature": cid, "skipped": rules.skip_texts["dead"]})
             continue
-        if enc.round == 0 and cid in enc.surprised:
+        if enc.round == 0 and cid in enc.surprised and not rules.surprised_take_turns(state):
             report["turns"].append({"creature": cid, "skipped": rules.skip_texts["surprised"]})
             continue
         reason = rules.skip_turn(state, enc, cid)

@@ -11,7 +11,7 @@ import pytest
 from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from domain.errors import DomainError
 from tests.unit.conftest import AXE, Table
-from tests.unit.test_sw_encounters import ENC, act, creature, effect, end_turn, refused, start
+from tests.unit.test_sw_encounters import ENC, act, creature, effect, enc, end_turn, refused, start
 from tests.unit.test_sw_ledger import put_effect
 
 CDG = {**AXE, "damage": "2d6+8"}
@@ -158,3 +158,30 @@ def test_b_sw_31_flag_round_reopens_the_window_at_each_round_not_at_the_own_turn
     refused(t, "IMMEDIATE_USED", "ActionTaken", encounter_id=ENC, creature="c", action="immediate", name="x")
     end_turn(t)  # round 2 begins: every window reopens
     act(t, "c", "immediate")
+
+
+# ------------------------------------------------------------------ B-SW-19: surprised creatures' turn
+def test_b_sw_19_by_default_a_surprised_creature_gets_no_turn_in_the_surprise_round(make_table: Any) -> None:
+    t: Table = make_table()
+    for cid in ("a", "b"):
+        creature(t, cid)
+    out = start(t, {"b": 20, "a": 10}, surprised=["b"])
+    assert (out["round"], out["turn_of"]) == (0, "a")
+    assert end_turn(t)["turn_of"] == "b" and enc(t)["round"] == 1
+
+
+def test_b_sw_19_flag_free_actions_gives_a_surprised_creature_a_turn_of_free_actions(make_table: Any) -> None:
+    t: Table = make_table({"sw.surprised_turn": "free_actions"})
+    for cid in ("a", "b"):
+        creature(t, cid)
+    out = start(t, {"b": 20, "a": 10}, surprised=["b"])
+    assert (out["round"], out["turn_of"]) == (0, "b")  # its turn, in the surprise round
+    act(t, "b", "free")
+    refused(
+        t, "FREE_ACTIONS_ONLY", "ActionTaken", encounter_id=ENC, creature="b", action="standard", name="x"
+    )
+    assert end_turn(t)["turn_of"] == "a" and enc(t)["round"] == 0
+    out = end_turn(t)  # the surprise round is over
+    assert (out["round_now"], out["turn_of"]) == (1, "b")
+    assert "surprised" not in t.c("b")["conditions"]
+    act(t, "b", "standard")

@@ -81,6 +81,11 @@ class StellarWindsEncounters(core.Rules):
     def enforce_turns(self, state: Any) -> bool:
         return bool(state.flags["sw.enforce_turns"])
 
+    def surprised_take_turns(self, state: Any) -> bool:
+        """B-SW-19 / SW-5: surprised creatures get no turn in the surprise round (flag
+        ``sw.surprised_turn``; 'free_actions': a turn of free actions only, the Surprised condition's)."""
+        return bool(state.flags["sw.surprised_turn"] == "free_actions")
+
     def triggered_window(self, state: Any) -> str:
         """B-SW-31 (SW-9): when an immediate action is open again (flag ``sw.immediate_window``)."""
         return str(state.flags["sw.immediate_window"])

@@ -110,6 +110,13 @@ FLAGS: dict[str, Flag] = {
         "apply; 'refuse': it is refused (NO_HEALING_SURGE) and nothing is stored.",
         _choice("no_hp", "refuse"),
     ),
+    "sw.surprised_turn": Flag(
+        "none",
+        "B-SW-19",
+        "Surprised creatures get no turn in the surprise round; 'free_actions': they have their turn "
+        "(its start and end happen) and may take free actions only (the condition's text, 000 L168).",
+        _choice("none", "free_actions"),
+    ),
     "sw.immediate_window": Flag(
         "own_turn",
         "B-SW-31",
