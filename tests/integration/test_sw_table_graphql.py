@@ -430,3 +430,19 @@ def test_sw_49_a_short_rest_carries_each_creatures_surge_spends_all_or_nothing(g
     assert [f["type"] for f in out["facts"]] == ["ShortRestTaken"] + ["HealingSurgeSpent"] * 3
     assert (t.hp("vex"), t.hp("kira")) == (24, 17)
     assert t.position() == before + 4
+
+
+def test_ruling_1_the_new_flags_b_sw_17_and_sw_36_change_the_table_through_graphql(g: GQL) -> None:
+    t = Table(g, {"Vex": {"surgesPerDay": 0}})
+    for flag, value in (("sw.temp_hp_grant", "add"), ("sw.heal_without_surge", "refuse")):
+        t.ok("setRulesFlag", flag=flag, value=value)
+    temp = "... on StellarWindsCharacter { hitPoints { temporary } }"
+    # B-SW-17 'add': 5 then 3 temporary HP make 8 (the default keeps the higher, 5)
+    t.ok("grantTemporaryHitPoints", characterId=t.ids["vex"], amount=5)
+    t.ok("grantTemporaryHitPoints", characterId=t.ids["vex"], amount=3)
+    assert t.character("vex", temp)["hitPoints"]["temporary"] == 8
+    # SW-36 'refuse': a surge heal on a creature without surges is refused, nothing stored
+    t.ok("dealDamage", characterId=t.ids["vex"], amount=20)
+    before = t.position()
+    out = t.m("heal", characterId=t.ids["vex"], surgeMultiplier=1, requiresSurge=True)
+    assert [e["code"] for e in out["userErrors"]] == ["NO_HEALING_SURGE"] and t.position() == before
