@@ -152,14 +152,14 @@ def test_incremental_equals_rebuild(store: Settings, actions: list[Op]) -> None:
             follower.catch_up()  # one notification per transaction, like live play
         views = follower.views
         check_against_application(application, views, cid)
-        incremental = views.dump()
+        incremental = views.dump(written_at=False)
         assert incremental["view_facts"], "nothing was projected"
         assert all(r["notification_id"] is not None for r in incremental["view_facts"])
         result = wiring.rebuild(store, application=application)
         assert result.events == application.recorder.max_notification_id()
-        assert views.dump() == incremental
+        assert views.dump(written_at=False) == incremental
         wiring.rebuild(store, ["log"], application=application, batch_size=7)
-        assert views.dump() == incremental
+        assert views.dump(written_at=False) == incremental
     finally:
         follower.close()
         application.close()
@@ -228,5 +228,60 @@ def test_reads_and_wait_for(app: ChronicleApplication, store: Settings, views: V
         traze = views.get_creature(str(cid), "traze")
         assert traze is not None and traze["hp"] == 29
         assert not wait_for(views, 10**9, timeout=0.05)
+    finally:
+        follower.close()
+
+
+def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store: Settings) -> None:
+    """Read models are incremental: a fact rewrites the rows of what it changed (a row's
+    ``position`` is where it was last written), a correction that removes a creature deletes its
+    row, and an ended encounter's row follows its participants' effects."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    follower = follower_for(store, app)
+    try:
+        views = follower.views
+
+        def written_at() -> dict[str, int]:
+            return {r["creature_id"]: r["position"] for r in views.list_creatures(str(cid))}
+
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": 3, "traze": 4}  # each written once, when registered
+        hit = sw.deal_damage(cid, "orc", amount=4).position
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": hit, "traze": 4}
+        undo = app.revoke(cid, hit, "wrong target").position
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": undo, "traze": 4}
+        # an encounter, ended; then an effect on one of its participants changes its row only
+        app.record(
+            cid, "EncounterStarted", {"encounter_id": "e1", "name": "Bridge", "participants": ["vex", "orc"]}
+        )
+        app.record(cid, "EncounterEnded", {"encounter_id": "e1", "outcome": "they part"})
+        follower.catch_up()
+        ended = views.get_encounter(str(cid), "e1")
+        assert ended is not None and ended["state"]["effects"] == []
+        after_fight = written_at()  # the participants' rows changed (encounters since a rest)
+        assert after_fight["traze"] == 4
+        fire = {
+            "name": "fire",
+            "components": [{"ongoing": {"type": "fire", "amount": 5}}],
+            "duration": {"kind": "save_ends"},
+        }
+        burn = app.record(cid, "EffectApplied", {"target": "orc", "source": "vex", "effect": fire}).position
+        follower.catch_up()
+        ended = views.get_encounter(str(cid), "e1")
+        assert ended is not None and ended["position"] == burn
+        assert [e["target"] for e in ended["state"]["effects"]] == ["orc"]
+        assert written_at() == {**after_fight, "orc": burn}
+        # revoking traze's registration removes traze: its row goes
+        gone = app.revoke(cid, 4, "never there").position
+        follower.catch_up()
+        assert written_at() == {"vex": after_fight["vex"], "orc": burn}
+        check_against_application(app, views, cid)
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+        assert gone > burn
     finally:
         follower.close()
