@@ -2,7 +2,8 @@
 
 It keeps one in-memory :class:`~domain.campaign.Campaign` (and so one
 :class:`~domain.ledger.Ledger`) per campaign it has seen, loaded lazily from the store at
-the version just before the first notification it meets for that campaign. For a batch
+the version just before the first notification it meets for that campaign (through the
+source's ``campaign_at`` where it has one: from a persisted snapshot). For a batch
 of notifications it appends each fact to its campaign's ledger, then asks each touched
 ledger to :meth:`~domain.ledger.Ledger.refold`: the ledger reports the reading of every
 fact that may read differently now (the new facts; after a correction, every fact from
@@ -353,7 +354,8 @@ class Projector:
         if campaign is not None and campaign.version >= version:
             self._campaigns.move_to_end(cid)
             return campaign
-        loaded = self.source.repository.get(cid, version=version)
+        at = getattr(self.source, "campaign_at", None)  # from a persisted snapshot, where it has one
+        loaded = at(cid, version) if at is not None else self.source.repository.get(cid, version=version)
         assert isinstance(loaded, Campaign)
         loaded.ledger.state  # fold silently: the rows of earlier facts are already written  # noqa: B018
         self._remember(loaded)

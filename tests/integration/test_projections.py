@@ -285,3 +285,49 @@ def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store
         assert gone > burn
     finally:
         follower.close()
+
+
+def test_a_follower_resumes_from_a_persisted_snapshot(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower meeting a campaign it has not folded (a fresh worker, or after an error) loads
+    it from the newest persisted snapshot at or before its tracking position, not from every fact;
+    its rows stay what a rebuild derives, also after a correction reaching before the snapshot."""
+    from domain.ledger import Ledger
+
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    first = sw.deal_damage(cid, "orc", amount=1).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)
+    before = follower_for(store, app)
+    try:
+        before.catch_up()
+    finally:
+        before.close()
+    snapshot_at = app.write_snapshot(cid)
+    sw.deal_damage(cid, "traze", amount=2)
+    app.revoke(cid, first, "misread die")  # reaches back before the snapshot
+
+    restored: list[int] = []
+    restore = Ledger.restore.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        ledger = restore(cls, *args, **kwargs)
+        restored.append(ledger.last_seq)
+        return ledger
+
+    monkeypatch.setattr(Ledger, "restore", classmethod(counting))
+    fresh = follower_for(store, app)  # a new worker: it has folded nothing
+    try:
+        fresh.catch_up()
+        assert restored == [snapshot_at]
+        views = fresh.views
+        check_against_application(app, views, cid)
+        orc = views.get_creature(str(cid), "orc")
+        assert orc is not None and orc["hp"] == orc["state"]["max_hp"]  # the revoked blow is gone
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+    finally:
+        fresh.close()
