@@ -27,6 +27,7 @@ from psycopg.types.json import Jsonb
 
 from api.service.settings import Settings
 from api.service.views import open_views
+from domain.checkpoints import OrphanLog
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset, narrator_for
 from domain.rulesets import summary as whole_state
@@ -111,7 +112,7 @@ def row_shapes(
     readings: list[Any] = []
     res = ledger.resolution  # the sample's corrections, resolved
     state = ledger.ruleset.initial_state({**ledger.base_flags, **res.retro_flags})
-    orphans: dict[int, str] = {}
+    orphans = OrphanLog()
 
     narrator = narrator_for(ledger.ruleset)
 
