@@ -278,6 +278,16 @@ def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store
         gone = app.revoke(cid, 4, "never there").position
         follower.catch_up()
         assert written_at() == {"vex": after_fight["vex"], "orc": burn}
+        # a flag views read changes a creature whose own state did not: its row follows
+        awarded = sw.award_xp(cid, ["vex"], 500).position
+        follower.catch_up()
+        assert views.get_creature(str(cid), "vex")["state"]["xp_level"] == 3  # type: ignore[index]
+        table = app.set_flag(cid, "xp_table", [0, 100, 200, 300, 400, 500, 600]).position
+        follower.catch_up()
+        vex = views.get_creature(str(cid), "vex")
+        assert vex is not None and vex["state"]["xp_level"] == 7 and vex["position"] == table
+        assert written_at()["orc"] == burn  # no XP, no change
+        assert awarded < table
         check_against_application(app, views, cid)
         incremental = views.dump(written_at=False)
         wiring.rebuild(store, application=app)
@@ -331,3 +341,26 @@ def test_a_follower_resumes_from_a_persisted_snapshot(
         assert views.dump(written_at=False) == incremental
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("ruleset", ["stellar-winds", "d20", "orcus"])
+def test_every_demo_projected_fact_by_fact_equals_its_rebuild(
+    app: ChronicleApplication, store: Settings, ruleset: str
+) -> None:
+    """Incremental rows in every system with a demo (encounters, turns, effects, corrections):
+    projected one fact per batch, the rows are the application's views and what a rebuild
+    derives. (A ruleset's views may read more than the creature itself -- Orcus reads the active
+    encounter -- which the projector's change detection must see.)"""
+    from api.service.demo import create_demo
+
+    cid = create_demo(app, ruleset)
+    follower = follower_for(store, app)
+    try:
+        follower.catch_up()
+        views = follower.views
+        check_against_application(app, views, cid)
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
