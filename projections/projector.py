@@ -8,8 +8,14 @@ of notifications it appends each fact to its campaign's ledger, then asks each t
 ledger to :meth:`~domain.ledger.Ledger.refold`: the ledger reports the reading of every
 fact that may read differently now (the new facts; after a correction, every fact from
 the earliest one it affects). From those readings it derives the ``facts`` and ``log``
-rows; the ``creatures`` and ``encounters`` rows of every touched campaign are taken from
-the ruleset's summary of the present. Nothing is ever patched with deltas.
+rows. The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
+creatures and encounters whose view changed are viewed and written, and those a correction
+removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
+state against the state the rows were last derived from, plus every view when what views read
+besides the object changes (flags, the active encounter and its participants), plus the ended
+encounters whose participants changed (their views list the participants' effects); a view
+equal to the one last written is not written again. A row's ``position`` is where it was last
+written.
 
 Rows are written for a projection only when its tracking position is behind the
 batch, so projections at different positions (after ``chronicle rebuild --projection``)
