@@ -8,7 +8,8 @@ of notifications it appends each fact to its campaign's ledger, then asks each t
 ledger to :meth:`~domain.ledger.Ledger.refold`: the ledger reports the reading of every
 fact that may read differently now (the new facts; after a correction, every fact from
 the earliest one it affects). From those readings it derives the ``facts`` and ``log``
-rows. The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
+rows and writes those that differ from the ones last written (a digest per position).
+The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
 creatures and encounters whose view changed are viewed and written, and those a correction
 removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
 state against the state the rows were last derived from, plus every view when what views read
@@ -30,7 +31,9 @@ with the batch. Notifications of campaigns already quarantined are skipped.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -215,11 +218,32 @@ class _Shown:
     state: Any = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
     member_of: dict[str, set[str]] = field(default_factory=dict)  # creature -> its encounters
+    # facts / log: a digest of each position's row as last written (0: not known), 8 bytes a fact
+    written: array[int] = field(default_factory=lambda: array("q"))
 
     def forget(self) -> None:
         self.state = None
         self.views.clear()
         self.member_of.clear()
+        del self.written[:]
+
+    def changed(self, seq: int, digest: int) -> bool:
+        """Whether the row of ``seq`` differs from the one last written (then it is noted as written)."""
+        i = seq - 1
+        if i >= len(self.written):
+            self.written.extend([0] * (i + 1 - len(self.written)))
+        elif self.written[i] == digest:
+            return False
+        self.written[i] = digest
+        return True
+
+
+def _digest(row: Mapping[str, Any]) -> int:
+    """A digest of a fact or log row without its notification id (which a rewrite keeps)."""
+    text = json.dumps(
+        [v for k, v in row.items() if k != "notification_id"], default=repr, check_circular=False
+    )
+    return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
 
 
 def _context(state: Any) -> tuple[Any, ...]:
@@ -375,8 +399,7 @@ class Projector:
         one at or past it holds a later state's, unknown here (its next rows replace them all)."""
         state = campaign.ledger.state
         self._shown[campaign.id] = {
-            p: _Shown(state if self._positions.get(p, 0) < notification_id else None)
-            for p in ("creatures", "encounters")
+            p: _Shown(state if self._positions.get(p, 0) < notification_id else None) for p in PROJECTIONS
         }
 
     def _remember(self, campaign: Campaign) -> None:
@@ -407,18 +430,25 @@ class Projector:
             raise _AtFact(readings[-1].entry.seq + 1 if readings else None, exc) from exc
         cid = str(campaign.id)
         nids = self._notification_ids.get(campaign.id, {})
+        shown = self._shown.setdefault(campaign.id, {p: _Shown() for p in PROJECTIONS})
+        # After a correction the fold reports every fact from the earliest one it reaches; only
+        # the rows that read differently now are written (a digest of each row as last written).
+        facts, log = shown["facts"], shown["log"]
         if wanted & {"facts", "log"} and readings:
             res = ledger.resolution
             for r in readings:
+                seq = r.entry.seq
                 try:
-                    fact, line = fact_rows(cid, ledger, res, r, nids.get(r.entry.seq))
+                    fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
+                    if "facts" in wanted and facts.changed(seq, _digest(fact)):
+                        batch.facts[(cid, seq)] = fact
+                    if "log" in wanted and log.changed(seq, _digest(line)):
+                        batch.log[(cid, seq)] = line
                 except Exception as exc:
-                    raise _AtFact(r.entry.seq, exc) from exc
-                if "facts" in wanted:
-                    batch.facts[(cid, r.entry.seq)] = fact
-                if "log" in wanted:
-                    batch.log[(cid, r.entry.seq)] = line
-        shown = self._shown.setdefault(campaign.id, {p: _Shown() for p in ("creatures", "encounters")})
+                    raise _AtFact(seq, exc) from exc
+        for p, known in (("facts", facts), ("log", log)):
+            if p not in wanted:
+                known.forget()  # its rows are at or past this batch: not known here
         state = ledger.state
         position = ledger.last_seq if ledger.entries else campaign.version
         creatures = shown["creatures"]

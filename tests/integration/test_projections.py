@@ -24,7 +24,7 @@ from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
 from domain.errors import DomainError
-from projections.projector import Projector
+from projections.projector import Batch, Projector
 from projections.runner import Follower, wait_for
 from projections.storage import ViewStore
 
@@ -362,5 +362,39 @@ def test_every_demo_projected_fact_by_fact_equals_its_rebuild(
         incremental = views.dump(written_at=False)
         wiring.rebuild(store, application=app)
         assert views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
+
+
+def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """After a correction the fold re-reads every fact from the one it reaches; the history and
+    log rows written are only those that read differently now (the revoked fact, and the
+    revocation itself), not every row since."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    blow = sw.deal_damage(cid, "orc", amount=3).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)  # outcomes that do not depend on the orc
+    follower = follower_for(store, app, batch_size=500)
+    written: list[set[int]] = []
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        written.append({seq for _, seq in [*batch.facts, *batch.log]})
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        follower.catch_up()
+        assert written[-1] == set(range(2, blow + 6))  # the first time, every fact
+        undo = app.revoke(cid, blow, "misread die").position
+        follower.catch_up()
+        assert written[-1] == {blow, undo}
+        check_against_application(app, follower.views, cid)
+        incremental = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == incremental
     finally:
         follower.close()
