@@ -2,13 +2,21 @@
 
 It keeps one in-memory :class:`~domain.campaign.Campaign` (and so one
 :class:`~domain.ledger.Ledger`) per campaign it has seen, loaded lazily from the store at
-the version just before the first notification it meets for that campaign. For a batch
+the version just before the first notification it meets for that campaign (through the
+source's ``campaign_at`` where it has one: from a persisted snapshot). For a batch
 of notifications it appends each fact to its campaign's ledger, then asks each touched
 ledger to :meth:`~domain.ledger.Ledger.refold`: the ledger reports the reading of every
 fact that may read differently now (the new facts; after a correction, every fact from
 the earliest one it affects). From those readings it derives the ``facts`` and ``log``
-rows; the ``creatures`` and ``encounters`` rows of every touched campaign are taken from
-the ruleset's summary of the present. Nothing is ever patched with deltas.
+rows and writes those that differ from the ones last written (a digest per position).
+The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
+creatures and encounters whose view changed are viewed and written, and those a correction
+removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
+state against the state the rows were last derived from, plus every view when what views read
+besides the object changes (flags, the active encounter and its participants), plus the ended
+encounters whose participants changed (their views list the participants' effects); a view
+equal to the one last written is not written again. A row's ``position`` is where it was last
+written.
 
 Rows are written for a projection only when its tracking position is behind the
 batch, so projections at different positions (after ``chronicle rebuild --projection``)
@@ -23,7 +31,9 @@ with the batch. Notifications of campaigns already quarantined are skipped.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +43,9 @@ from uuid import UUID
 import psycopg
 from eventsourcing.persistence import Notification, PersistenceError
 
-from domain import rulesets
 from domain.campaign import Campaign
 from domain.core.narration import Narrator
+from domain.core.state import changed_creatures
 from domain.ledger import Entry, Ledger
 from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, annotate
@@ -106,8 +116,13 @@ class Batch:
     """The view writes of one batch, and the tracking moves to commit with them."""
 
     tracking: dict[str, tuple[int, int]] = field(default_factory=dict)  # projection -> (expected, new)
-    creatures: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # campaign -> all its rows
+    # campaign -> the creature / encounter rows that changed (all of them for a campaign in
+    # ``replaced``: its other rows are deleted first), and the ids whose rows are deleted
+    creatures: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     encounters: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    creatures_gone: dict[str, list[str]] = field(default_factory=dict)
+    encounters_gone: dict[str, list[str]] = field(default_factory=dict)
+    replaced: dict[str, set[str]] = field(default_factory=dict)  # projection -> campaigns written whole
     facts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (campaign, position) -> row
     log: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     events: int = 0
@@ -121,25 +136,34 @@ class Batch:
 
     def campaigns(self) -> list[str]:
         """The campaigns with rows in this batch."""
-        found = dict.fromkeys([*self.creatures, *self.encounters])
+        found = dict.fromkeys(
+            [*self.creatures, *self.encounters, *self.creatures_gone, *self.encounters_gone]
+        )
         found.update(dict.fromkeys(cid for cid, _ in [*self.facts, *self.log]))
         return list(found)
 
     def only(self, campaign_id: str) -> Batch:
         """The rows of one campaign (no tracking moves)."""
         part = Batch()
-        if campaign_id in self.creatures:
-            part.creatures[campaign_id] = self.creatures[campaign_id]
-        if campaign_id in self.encounters:
-            part.encounters[campaign_id] = self.encounters[campaign_id]
+        for mine, theirs in (
+            (part.creatures, self.creatures),
+            (part.encounters, self.encounters),
+            (part.creatures_gone, self.creatures_gone),
+            (part.encounters_gone, self.encounters_gone),
+        ):
+            if campaign_id in theirs:
+                mine[campaign_id] = theirs[campaign_id]
+        part.replaced = {p: {campaign_id} & ids for p, ids in self.replaced.items()}
         part.facts = {k: v for k, v in self.facts.items() if k[0] == campaign_id}
         part.log = {k: v for k, v in self.log.items() if k[0] == campaign_id}
         return part
 
     def drop(self, campaign_id: str) -> None:
         """Forget one campaign's rows."""
-        self.creatures.pop(campaign_id, None)
-        self.encounters.pop(campaign_id, None)
+        for rows in (self.creatures, self.encounters, self.creatures_gone, self.encounters_gone):
+            rows.pop(campaign_id, None)
+        for ids in self.replaced.values():
+            ids.discard(campaign_id)
         for rows in (self.facts, self.log):
             for key in [k for k in rows if k[0] == campaign_id]:
                 del rows[key]
@@ -185,6 +209,59 @@ class _Reading:
     sentence: str  # the ruleset narrator's sentence, read while the state was current
 
 
+@dataclass
+class _Shown:
+    """What a campaign's creature (encounter) rows in the view store hold: the fold's state they
+    were derived from (None: not known, the next rows replace the campaign's rows whole) and the
+    views written since, so only the changes are viewed and written."""
+
+    state: Any = None
+    views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    member_of: dict[str, set[str]] = field(default_factory=dict)  # creature -> its encounters
+    # facts / log: a digest of each position's row as last written (0: not known), 8 bytes a fact
+    written: array[int] = field(default_factory=lambda: array("q"))
+
+    def forget(self) -> None:
+        self.state = None
+        self.views.clear()
+        self.member_of.clear()
+        del self.written[:]
+
+    def changed(self, seq: int, digest: int) -> bool:
+        """Whether the row of ``seq`` differs from the one last written (then it is noted as written)."""
+        i = seq - 1
+        if i >= len(self.written):
+            self.written.extend([0] * (i + 1 - len(self.written)))
+        elif self.written[i] == digest:
+            return False
+        self.written[i] = digest
+        return True
+
+
+def _digest(row: Mapping[str, Any]) -> int:
+    """A digest of a fact or log row without its notification id (which a rewrite keeps)."""
+    text = json.dumps(
+        [v for k, v in row.items() if k != "notification_id"], default=repr, check_circular=False
+    )
+    return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
+
+
+def _context(state: Any) -> tuple[Any, ...]:
+    """What a ruleset's views read besides the creature or encounter itself: the flags (levels,
+    thresholds) and the active encounter with its participants. When it changes, every view
+    may have changed."""
+    enc = getattr(state, "encounter", None)
+    participants = tuple(getattr(enc, "participants", ()) or ()) if enc is not None else ()
+    return (getattr(state, "flags", None), getattr(state, "active_encounter", None), participants)
+
+
+def _changed_encounters(before: Any, after: Any) -> list[str]:
+    """The encounters whose object differs between two states of one fold (identity: ended ones
+    are shared, the others are cloned with the state)."""
+    old = before.encounters
+    return [eid for eid, e in after.encounters.items() if old.get(eid) is not e]
+
+
 class Projector:
     """Turns notifications into :class:`Batch` es of view rows (no I/O except lazy loads)."""
 
@@ -193,17 +270,22 @@ class Projector:
         self.max_campaigns = max_campaigns
         self._campaigns: OrderedDict[UUID, Campaign] = OrderedDict()
         self._notification_ids: dict[UUID, dict[int, int]] = {}
+        # campaign -> what its rows in the view store hold, per projection (creatures, encounters)
+        self._shown: dict[UUID, dict[str, _Shown]] = {}
+        self._positions: Mapping[str, int] = {}
 
     def reset(self) -> None:
         """Forget every in-memory ledger (after a failed write or a tracking change)."""
         self._campaigns.clear()
         self._notification_ids.clear()
+        self._shown.clear()
 
     def forget(self, campaign_id: str | UUID) -> None:
         """Forget one campaign's in-memory ledger (it failed, or is quarantined)."""
         cid = campaign_id if isinstance(campaign_id, UUID) else UUID(str(campaign_id))
         self._campaigns.pop(cid, None)
         self._notification_ids.pop(cid, None)
+        self._shown.pop(cid, None)
 
     # ------------------------------------------------------------------ batches
     def project(
@@ -222,6 +304,7 @@ class Projector:
         batch = Batch(quarantined=frozenset(quarantined))
         if not notifications:
             return batch
+        self._positions = positions
         last = notifications[-1].id
         wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
         batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
@@ -282,28 +365,41 @@ class Projector:
                 campaign = event.mutate(None)
                 assert isinstance(campaign, Campaign)
                 self._remember(campaign)
+                self._showing(campaign, n.id)
             return self._campaigns[cid]
         if not isinstance(event, Campaign.FactRecorded):
             return None  # some other aggregate: nothing to project
         version = event.originator_version
-        campaign = self._load(cid, version - 1)
+        campaign = self._load(cid, version - 1, n.id)
         if campaign.version >= version:
             return campaign  # already folded
         event.mutate(campaign)
         self._notification_ids.setdefault(cid, {})[version] = n.id
         return campaign
 
-    def _load(self, cid: UUID, version: int) -> Campaign:
+    def _load(self, cid: UUID, version: int, notification_id: int) -> Campaign:
         """The campaign at ``version`` or later (later: the caller skips what it has folded)."""
         campaign = self._campaigns.get(cid)
         if campaign is not None and campaign.version >= version:
             self._campaigns.move_to_end(cid)
             return campaign
-        loaded = self.source.repository.get(cid, version=version)
+        at = getattr(self.source, "campaign_at", None)  # from a persisted snapshot, where it has one
+        loaded = at(cid, version) if at is not None else self.source.repository.get(cid, version=version)
         assert isinstance(loaded, Campaign)
         loaded.ledger.state  # fold silently: the rows of earlier facts are already written  # noqa: B018
         self._remember(loaded)
+        self._showing(loaded, notification_id)
         return loaded
+
+    def _showing(self, campaign: Campaign, notification_id: int) -> None:
+        """A campaign met at notification ``notification_id`` (its state now is the one just
+        before it): a projection whose rows are behind that notification holds exactly this
+        state's rows (nothing of this campaign lies between its tracking and the notification);
+        one at or past it holds a later state's, unknown here (its next rows replace them all)."""
+        state = campaign.ledger.state
+        self._shown[campaign.id] = {
+            p: _Shown(state if self._positions.get(p, 0) < notification_id else None) for p in PROJECTIONS
+        }
 
     def _remember(self, campaign: Campaign) -> None:
         self._campaigns[campaign.id] = campaign
@@ -311,6 +407,7 @@ class Projector:
         while len(self._campaigns) > self.max_campaigns:
             old, _ = self._campaigns.popitem(last=False)
             self._notification_ids.pop(old, None)
+            self._shown.pop(old, None)
 
     # --------------------------------------------------------------------- rows
     def _rows(self, campaign: Campaign, batch: Batch, wanted: Iterable[str]) -> None:
@@ -333,29 +430,107 @@ class Projector:
             raise _AtFact(readings[-1].entry.seq + 1 if readings else None, exc) from exc
         cid = str(campaign.id)
         nids = self._notification_ids.get(campaign.id, {})
+        shown = self._shown.setdefault(campaign.id, {p: _Shown() for p in PROJECTIONS})
+        # After a correction the fold reports every fact from the earliest one it reaches; only
+        # the rows that read differently now are written (a digest of each row as last written).
+        facts, log = shown["facts"], shown["log"]
         if wanted & {"facts", "log"} and readings:
             res = ledger.resolution
             for r in readings:
+                seq = r.entry.seq
                 try:
-                    fact, line = fact_rows(cid, ledger, res, r, nids.get(r.entry.seq))
+                    fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
+                    if "facts" in wanted and facts.changed(seq, _digest(fact)):
+                        batch.facts[(cid, seq)] = fact
+                    if "log" in wanted and log.changed(seq, _digest(line)):
+                        batch.log[(cid, seq)] = line
                 except Exception as exc:
-                    raise _AtFact(r.entry.seq, exc) from exc
-                if "facts" in wanted:
-                    batch.facts[(cid, r.entry.seq)] = fact
-                if "log" in wanted:
-                    batch.log[(cid, r.entry.seq)] = line
-        if wanted & {"creatures", "encounters"}:
-            summary = rulesets.summary(ledger.ruleset, ledger.state)
-            position = ledger.last_seq if ledger.entries else campaign.version
-            if "creatures" in wanted:
-                batch.creatures[cid] = [
-                    creature_row(cid, position, view, ledger.ruleset.id)
-                    for view in summary["creatures"].values()
-                ]
-            if "encounters" in wanted:
-                batch.encounters[cid] = [
-                    encounter_row(cid, position, view) for view in summary["encounters"].values()
-                ]
+                    raise _AtFact(seq, exc) from exc
+        for p, known in (("facts", facts), ("log", log)):
+            if p not in wanted:
+                known.forget()  # its rows are at or past this batch: not known here
+        state = ledger.state
+        position = ledger.last_seq if ledger.entries else campaign.version
+        creatures = shown["creatures"]
+        # what changed since the creature rows (or, unknown, the encounter rows) were derived
+        since = creatures.state if creatures.state is not None else shown["encounters"].state
+        changed = None if since is None else changed_creatures(since, state)
+        if "creatures" in wanted:
+            views, gone = _changes(
+                creatures, "creatures", state, changed, lambda c: ledger.ruleset.creature_view(state, c)
+            )
+            if creatures.state is None:
+                batch.replaced.setdefault("creatures", set()).add(cid)
+            creatures.state = state
+            if views or cid in batch.replaced.get("creatures", ()):
+                batch.creatures[cid] = [creature_row(cid, position, v, ledger.ruleset.id) for v in views]
+            if gone:
+                batch.creatures_gone[cid] = gone
+        else:
+            creatures.forget()  # its rows are at or past this batch: not known here
+        encounters = shown["encounters"]
+        if "encounters" in wanted:
+            maybe = None
+            if encounters.state is not None and changed is not None:
+                # an encounter's view shows its participants' effects: one whose participant
+                # changed may have changed
+                maybe = dict.fromkeys(_changed_encounters(encounters.state, state))
+                for c in changed:
+                    maybe.update(dict.fromkeys(encounters.member_of.get(c, ())))
+            views, gone = _changes(
+                encounters,
+                "encounters",
+                state,
+                None if maybe is None else list(maybe),
+                lambda e: ledger.ruleset.encounter_view(state, e),
+            )
+            for eid in state.encounters if maybe is None else maybe:
+                e = state.encounters.get(eid)
+                for c in getattr(e, "participants", ()) or ():
+                    encounters.member_of.setdefault(c, set()).add(eid)
+            if encounters.state is None:
+                batch.replaced.setdefault("encounters", set()).add(cid)
+            encounters.state = state
+            if views or cid in batch.replaced.get("encounters", ()):
+                batch.encounters[cid] = [encounter_row(cid, position, v) for v in views]
+            if gone:
+                batch.encounters_gone[cid] = gone
+        else:
+            encounters.forget()
+
+
+def _changes(
+    shown: _Shown, kind: str, state: Any, candidates: list[str] | None, view: Any
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The views of ``kind`` (``creatures`` | ``encounters``) to write, changed since what
+    ``shown`` holds, and the ids gone; updates ``shown.views``.
+
+    ``candidates`` are the ids that may have changed, new ones included (None: every id, as when
+    the rows are not known or the views' context changed)."""
+    now: Mapping[str, Any] = getattr(state, kind)
+    before = shown.state
+    gone: list[str] = []
+    if before is None:
+        shown.views.clear()
+        shown.member_of.clear()
+        candidates = None
+    else:
+        old: Mapping[str, Any] = getattr(before, kind)
+        new = 0 if candidates is None else sum(1 for k in candidates if k not in old)
+        if candidates is None or len(now) - new != len(old):  # some disappeared (a correction)
+            gone = [k for k in old if k not in now]
+        if candidates is not None and _context(before) != _context(state):
+            candidates = None
+    out = []
+    for key in now if candidates is None else candidates:
+        if key in now:
+            v = view(key)
+            if shown.views.get(key) != v:
+                shown.views[key] = v
+                out.append(v)
+    for key in gone:
+        shown.views.pop(key, None)
+    return out, gone
 
 
 def _read(

@@ -23,7 +23,16 @@ from projections.narrate import FactStatus, narrate
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FactRecord", "campaign_info", "changes_between", "facts_after", "fill", "history", "summary"]
+__all__ = [
+    "FactRecord",
+    "campaign_info",
+    "changes_between",
+    "facts_after",
+    "fill",
+    "history",
+    "history_records",
+    "summary",
+]
 
 
 @dataclass
@@ -99,47 +108,66 @@ def _line(
 def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
     """Every fact of the campaign in position order (position 1, the creation, included).
 
-    Cheap: payloads and statuses only. The outcomes and narrated lines of the facts a
-    response actually shows are added by ``fill``, which folds just that stretch.
+    Payloads and statuses only (the outcomes and narrated lines of the facts a response shows
+    are added by ``fill``, which folds just that stretch), but it costs the campaign: a filter
+    on content needs it; a page by position asks :func:`history_records` for its positions.
     """
     with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
         orphans = ledger.orphans
-        created = {"name": campaign.name, "ruleset": campaign.ruleset, "flags": dict(campaign.flags)}
-        out = [
-            FactRecord(
-                campaign_id,
-                1,
-                "CampaignCreated",
-                created,
-                created,
-                dict(campaign.meta),
-                campaign.created_on.isoformat(),
-                ["active"],
-                None,
-                None,
-                f"Campaign {campaign.name} created ({campaign.ruleset})",
-                filled=True,
-            ),
+        return [_created(campaign, campaign_id)] + [
+            _record(campaign_id, ledger, orphans, e) for e in ledger.entries
         ]
-        for e in ledger.entries:
-            out.append(
-                FactRecord(
-                    campaign_id,
-                    e.seq,
-                    e.type,
-                    ledger.effective_payload(e.seq),
-                    e.payload,
-                    dict(e.meta),
-                    e.timestamp,
-                    ledger.status(e.seq),
-                    orphans.get(e.seq),
-                    None,
-                    "",
-                    ruleset=ledger.ruleset,
-                )
-            )
-        return out
+
+
+def history_records(app: ChronicleApplication, campaign_id: UUID, positions: range) -> list[FactRecord]:
+    """The records of these positions only (those that exist), in order: what a page of the
+    history costs is its own facts, whatever the campaign's length."""
+    with app.reading(campaign_id) as campaign:
+        ledger = campaign.ledger
+        orphans = ledger.orphans
+        return [
+            _created(campaign, campaign_id)
+            if seq == 1
+            else _record(campaign_id, ledger, orphans, ledger.entry(seq))
+            for seq in positions
+            if 1 <= seq <= ledger.last_seq
+        ]
+
+
+def _created(campaign: Any, campaign_id: UUID) -> FactRecord:
+    created = {"name": campaign.name, "ruleset": campaign.ruleset, "flags": dict(campaign.flags)}
+    return FactRecord(
+        campaign_id,
+        1,
+        "CampaignCreated",
+        created,
+        created,
+        dict(campaign.meta),
+        campaign.created_on.isoformat(),
+        ["active"],
+        None,
+        None,
+        f"Campaign {campaign.name} created ({campaign.ruleset})",
+        filled=True,
+    )
+
+
+def _record(campaign_id: UUID, ledger: Ledger, orphans: Any, e: Entry) -> FactRecord:
+    return FactRecord(
+        campaign_id,
+        e.seq,
+        e.type,
+        ledger.effective_payload(e.seq),
+        e.payload,
+        dict(e.meta),
+        e.timestamp,
+        ledger.status(e.seq),
+        orphans.get(e.seq),
+        None,
+        "",
+        ruleset=ledger.ruleset,
+    )
 
 
 def fill(app: ChronicleApplication, campaign_id: UUID, records: list[FactRecord]) -> None:

@@ -84,8 +84,8 @@ class Query:
         if type_name == "Fact":
             if not local.isdigit():
                 return None
-            records = await ctx.history(info, cid)
-            found = [r for r in records if r.position == int(local)]
+            seq = int(local)
+            found = await ctx.call(data.history_records, ctx.app_of(info), cid, range(seq, seq + 1))
             await ctx.call(data.fill, ctx.app_of(info), cid, found)
             return Fact.build(found[0]) if found else None
         if type_name == "AccessToken":

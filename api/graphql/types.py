@@ -104,6 +104,36 @@ def paginate(
     return window, info
 
 
+def paginate_positions(
+    a: int, b: int, first: int | None, after: str | None, last: int | None, before: str | None
+) -> tuple[range, PageInfo]:
+    """:func:`paginate` over the gap-free positions ``a..b`` without listing them: the page's
+    positions and its PageInfo, exactly as ``paginate(list(range(a, b + 1)), ...)`` gives them
+    (tests/unit/test_paginate_positions.py)."""
+    check_page_size(first, last)
+    if first is None and last is None:
+        first = DEFAULT_PAGE
+    lo = decode_cursor(after, "after") if after is not None else None
+    hi = decode_cursor(before, "before") if before is not None else None
+    window = range(a if lo is None else max(a, lo + 1), (b if hi is None else min(b, hi - 1)) + 1)
+    has_next = has_prev = False
+    if first is not None and len(window) > first:
+        window, has_next = window[:first], True
+    if last is not None and len(window) > last:
+        window, has_prev = window[-last:], True
+    if lo is not None and a <= b and a <= lo:
+        has_prev = True
+    if hi is not None and a <= b and b >= hi:
+        has_next = True
+    info = PageInfo(
+        has_next_page=has_next,
+        has_previous_page=has_prev,
+        start_cursor=encode_cursor(window[0]) if window else None,
+        end_cursor=encode_cursor(window[-1]) if window else None,
+    )
+    return window, info
+
+
 # ------------------------------------------------------------------ small value types
 @strawberry.type
 class Modifier:
@@ -638,6 +668,11 @@ def mentions(payload: dict[str, Any], creature: str) -> bool:
     )
 
 
+def by_position_only(f: HistoryFilter) -> bool:
+    """Whether a filter narrows by position alone (a page of it needs no scan of the facts)."""
+    return f.character_id is None and f.encounter_id is None and not f.types and not f.status
+
+
 def filter_history(
     records: list[data.FactRecord], campaign_id: UUID, f: HistoryFilter | None
 ) -> list[data.FactRecord]:
@@ -979,16 +1014,43 @@ class Campaign(Node):
         filter: HistoryFilter | None = None,
     ) -> FactConnection:
         check_page_size(first, last)
-        records = filter_history(await ctx.history(info, self.campaign_id_), self.campaign_id_, filter)
-        if self.at_ is not None:
-            records = [r for r in records if r.position <= self.at_]
-        page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        if filter is None or by_position_only(filter):
+            page, page_info, total = await self._page(info, filter, first, after, last, before)
+        else:
+            records = filter_history(await ctx.history(info, self.campaign_id_), self.campaign_id_, filter)
+            if self.at_ is not None:
+                records = [r for r in records if r.position <= self.at_]
+            page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+            total = len(records)
         await ctx.call(data.fill, ctx.app_of(info), self.campaign_id_, page)
         return FactConnection(
             edges=[FactEdge(cursor=encode_cursor(r.position), node=Fact.build(r)) for r in page],
             page_info=page_info,
-            total_count=len(records),
+            total_count=total,
         )
+
+    async def _page(
+        self,
+        info: Info,
+        filter: HistoryFilter | None,  # noqa: A002
+        first: int | None,
+        after: str | None,
+        last: int | None,
+        before: str | None,
+    ) -> tuple[list[data.FactRecord], PageInfo, int]:
+        """A page of the history by position alone: only its own facts are read (positions are
+        gap-free from 1, the creation, to the campaign's last)."""
+        app = ctx.app_of(info)
+        a, b = 1, await ctx.call(data.latest_position, app, self.campaign_id_)
+        if filter is not None and filter.from_position is not None:
+            a = max(a, filter.from_position)
+        if filter is not None and filter.to_position is not None:
+            b = min(b, filter.to_position)
+        if self.at_ is not None:
+            b = min(b, self.at_)
+        window, page_info = paginate_positions(a, b, first, after, last, before)
+        page = await ctx.call(data.history_records, app, self.campaign_id_, window)
+        return page, page_info, max(0, b - a + 1)
 
     @strawberry.field(description="One narrated line per fact.")
     async def log(
@@ -1000,10 +1062,7 @@ class Campaign(Node):
         before: str | None = None,
     ) -> LogLineConnection:
         check_page_size(first, last)
-        records = await ctx.history(info, self.campaign_id_)
-        if self.at_ is not None:
-            records = [r for r in records if r.position <= self.at_]
-        page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
+        page, page_info, total = await self._page(info, None, first, after, last, before)
         await ctx.call(data.fill, ctx.app_of(info), self.campaign_id_, page)
         return LogLineConnection(
             edges=[
@@ -1019,7 +1078,7 @@ class Campaign(Node):
                 for r in page
             ],
             page_info=page_info,
-            total_count=len(records),
+            total_count=total,
         )
 
     @strawberry.field(description="The campaign as it was after the fact at this position.")

@@ -328,6 +328,50 @@ class ChronicleApplication(Application[UUID]):
             gc.freeze()
         return campaign
 
+    def campaign_at(self, campaign_id: UUID, version: int) -> Campaign:
+        """A private copy of the campaign after position ``version``, for a reader that folds on
+        from there (the read models' projector): restored from the newest persisted snapshot at
+        or before ``version`` that fits, then the facts after it, else from every fact (paged).
+        Nothing is cached, and no stored snapshot or checkpoint is adopted or deleted."""
+        try:
+            started = list(self.events.get(campaign_id, lte=1))
+        except (ValueError, TypeError):
+            started = []
+        campaign = started[0].mutate(None) if started else None
+        if not isinstance(campaign, Campaign):
+            raise NotFound(f"no campaign {campaign_id}", field="campaign")
+        loader = self._loader(campaign_id)
+        restored = None
+        if self.snapshot_writer is not None and version > 1:
+            rules = get_ruleset(campaign.ruleset)
+            for row in self.snapshots.latest(campaign_id, FOLD):
+                if row.position > version or (row.ruleset, row.ruleset_version) != (
+                    campaign.ruleset,
+                    str(rules.version),
+                ):
+                    continue
+                try:
+                    restored = Ledger.restore(
+                        rules, campaign.flags, row.decode(), loader, first_seq=2, window=self.ledger_window
+                    )
+                except (SnapshotMismatch, ValueError, zlib.error):
+                    continue
+                break
+        if restored is not None:
+            campaign.ledger = restored
+            campaign.version = restored.last_seq
+        else:
+            campaign.ledger.attach(loader, self.ledger_window)
+        while campaign.version < version:
+            batch = self._read_facts(campaign_id, gt=campaign.version, lte=version, limit=LOAD_PAGE)
+            for entry in batch:
+                campaign.ledger.append(entry)
+            if not batch:
+                break
+            campaign.version = batch[-1].seq
+            campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
+        return campaign
+
     def _from_snapshot(self, campaign_id: UUID, campaign: Campaign, loader: EntryLoader) -> Ledger | None:
         """A ledger restored from the newest snapshot that fits, with its persisted checkpoints;
         the snapshots that do not fit are deleted."""

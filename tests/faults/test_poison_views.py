@@ -303,9 +303,9 @@ def test_a_campaign_whose_rows_fail_is_quarantined_alone_and_rebuild_campaign_re
         live = noted(g, broken, gm_x, "live again")
         wait_until(lambda: in_views(views, broken, live), "the repaired campaign followed", WAIT, follower)
 
-    incremental = views.dump()
+    incremental = views.dump(written_at=False)
     wiring.rebuild(store)
-    assert views.dump() == incremental  # the repair left exactly what a full rebuild derives
+    assert views.dump(written_at=False) == incremental  # the repair left exactly what a full rebuild derives
 
 
 def test_a_fact_the_fold_cannot_read_stops_only_its_campaign(

@@ -52,3 +52,62 @@ def test_history_pages_show_outcomes_and_lines_as_corrected() -> None:
         assert [line["node"]["position"] for line in lines] == [revoked_at, later, out["position"]]
         assert all(line["node"]["text"] for line in lines)
         assert "Vex" in lines[1]["node"]["text"]
+
+
+def test_a_page_by_position_reads_only_its_own_facts(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A page of the history or the log by position (cursors, fromPosition/toPosition, asOf) and
+    a Fact by its id cost their own facts: the campaign's facts are never listed for them
+    (issue 21); a filter on content (a character, types) still scans, with the same answers."""
+    from api.graphql import data
+
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        cid, gm = create_campaign(g)
+        vex = pc(g, cid, gm, "Vex")
+        campaign = gid("Campaign", cid, cid)
+        for n in range(1, 8):
+            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)
+        pages = """query($id: ID!, $after: String, $at: Int!) { node(id: $id) { ... on Campaign {
+          history(first: 3, after: $after) { totalCount edges { cursor node { position type } }
+            pageInfo { hasNextPage hasPreviousPage } }
+          window: history(last: 2, filter: {fromPosition: 3, toPosition: 6}) { totalCount
+            edges { node { position } } pageInfo { hasNextPage hasPreviousPage } }
+          log(first: 2, after: $after) { totalCount edges { node { position text } } }
+          asOf(position: $at) { history(last: 1) { totalCount edges { node { position } } } } } } }"""
+        scanned = data.history
+        everything = g.ok(pages, {"id": campaign, "at": 4}, gm)["node"]
+
+        def listing(*args, **kwargs):  # type: ignore[no-untyped-def]
+            raise AssertionError("a page by position listed the whole history")
+
+        monkeypatch.setattr(data, "history", listing)
+        answer = g.ok(pages, {"id": campaign, "at": 4}, gm)["node"]
+        assert answer == everything
+        assert [e["node"]["position"] for e in answer["history"]["edges"]] == [1, 2, 3]
+        assert answer["history"]["totalCount"] == 9  # the creation, Vex, seven blows
+        assert answer["history"]["pageInfo"] == {"hasNextPage": True, "hasPreviousPage": False}
+        assert [e["node"]["position"] for e in answer["window"]["edges"]] == [5, 6]
+        assert answer["window"]["totalCount"] == 4
+        assert answer["window"]["pageInfo"] == {"hasNextPage": False, "hasPreviousPage": True}
+        assert answer["asOf"]["history"] == {"totalCount": 4, "edges": [{"node": {"position": 4}}]}
+        after = answer["history"]["edges"][-1]["cursor"]
+        more = g.ok(pages, {"id": campaign, "after": after, "at": 9}, gm)["node"]
+        assert [e["node"]["position"] for e in more["history"]["edges"]] == [4, 5, 6]
+        assert [e["node"]["position"] for e in more["log"]["edges"]] == [4, 5]
+        assert all(e["node"]["text"] for e in more["log"]["edges"])
+        fact = g.ok(
+            "query($id: ID!) { node(id: $id) { ... on Fact { position type } } }",
+            {"id": gid("Fact", cid, "5")},
+            gm,
+        )["node"]
+        assert fact == {"position": 5, "type": "DamageTaken"}
+
+        monkeypatch.setattr(data, "history", scanned)  # a filter on content scans
+        blows = g.ok(
+            """query($id: ID!) { node(id: $id) { ... on Campaign {
+              history(first: 50, filter: {types: ["DamageTaken"]}) { totalCount } } } }""",
+            {"id": campaign},
+            gm,
+        )["node"]["history"]
+        assert blows["totalCount"] == 7

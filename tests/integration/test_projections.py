@@ -24,7 +24,7 @@ from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
 from domain.errors import DomainError
-from projections.projector import Projector
+from projections.projector import Batch, Projector
 from projections.runner import Follower, wait_for
 from projections.storage import LAYOUTS, ViewStore
 
@@ -152,14 +152,14 @@ def test_incremental_equals_rebuild(store: Settings, actions: list[Op]) -> None:
             follower.catch_up()  # one notification per transaction, like live play
         views = follower.views
         check_against_application(application, views, cid)
-        incremental = views.dump()
+        incremental = views.dump(written_at=False)
         assert incremental["view_facts"], "nothing was projected"
         assert all(r["notification_id"] is not None for r in incremental["view_facts"])
         result = wiring.rebuild(store, application=application)
         assert result.events == application.recorder.max_notification_id()
-        assert views.dump() == incremental
+        assert views.dump(written_at=False) == incremental
         wiring.rebuild(store, ["log"], application=application, batch_size=7)
-        assert views.dump() == incremental
+        assert views.dump(written_at=False) == incremental
     finally:
         follower.close()
         application.close()
@@ -369,9 +369,9 @@ def test_a_ruleset_the_core_never_heard_of_projects_incrementally_as_a_rebuild_d
                 points["max"],
                 row["state"]["life"],
             )
-        incremental = views.dump()
+        incremental = views.dump(written_at=False)
         wiring.rebuild(store, application=application)
-        assert views.dump() == incremental
+        assert views.dump(written_at=False) == incremental
     finally:
         follower.close()
         application.close()
@@ -394,9 +394,9 @@ def test_a_revoked_arrival_is_narrated_alike_live_and_rebuilt(store: Settings, t
         follower.catch_up()
         lines = {row["position"]: row["line"] for row in follower.views.dump()["view_log"]}
         assert lines[hit].startswith("bram is hit for 2. (orphaned")
-        incremental = follower.views.dump()
+        incremental = follower.views.dump(written_at=False)
         wiring.rebuild(store, application=application)
-        assert follower.views.dump() == incremental
+        assert follower.views.dump(written_at=False) == incremental
     finally:
         follower.close()
         application.close()
@@ -423,3 +423,171 @@ def test_new_views_record_their_layouts_and_reopening_drops_nothing(store: Setti
         assert [r["creature_id"] for r in again.list_creatures("c")] == ["x"]
     finally:
         again.close()
+
+
+def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store: Settings) -> None:
+    """Read models are incremental: a fact rewrites the rows of what it changed (a row's
+    ``position`` is where it was last written), a correction that removes a creature deletes its
+    row, and an ended encounter's row follows its participants' effects."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    follower = follower_for(store, app)
+    try:
+        views = follower.views
+
+        def written_at() -> dict[str, int]:
+            return {r["creature_id"]: r["position"] for r in views.list_creatures(str(cid))}
+
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": 3, "traze": 4}  # each written once, when registered
+        hit = sw.deal_damage(cid, "orc", amount=4).position
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": hit, "traze": 4}
+        undo = app.revoke(cid, hit, "wrong target").position
+        follower.catch_up()
+        assert written_at() == {"vex": 2, "orc": undo, "traze": 4}
+        # an encounter, ended; then an effect on one of its participants changes its row only
+        app.record(
+            cid, "EncounterStarted", {"encounter_id": "e1", "name": "Bridge", "participants": ["vex", "orc"]}
+        )
+        app.record(cid, "EncounterEnded", {"encounter_id": "e1", "outcome": "they part"})
+        follower.catch_up()
+        ended = views.get_encounter(str(cid), "e1")
+        assert ended is not None and ended["state"]["effects"] == []
+        after_fight = written_at()  # the participants' rows changed (encounters since a rest)
+        assert after_fight["traze"] == 4
+        fire = {
+            "name": "fire",
+            "components": [{"ongoing": {"type": "fire", "amount": 5}}],
+            "duration": {"kind": "save_ends"},
+        }
+        burn = app.record(cid, "EffectApplied", {"target": "orc", "source": "vex", "effect": fire}).position
+        follower.catch_up()
+        ended = views.get_encounter(str(cid), "e1")
+        assert ended is not None and ended["position"] == burn
+        assert [e["target"] for e in ended["state"]["effects"]] == ["orc"]
+        assert written_at() == {**after_fight, "orc": burn}
+        # revoking traze's registration removes traze: its row goes
+        gone = app.revoke(cid, 4, "never there").position
+        follower.catch_up()
+        assert written_at() == {"vex": after_fight["vex"], "orc": burn}
+        # a flag views read changes a creature whose own state did not: its row follows
+        awarded = sw.award_xp(cid, ["vex"], 500).position
+        follower.catch_up()
+        assert views.get_creature(str(cid), "vex")["state"]["xp_level"] == 3  # type: ignore[index]
+        table = app.set_flag(cid, "xp_table", [0, 100, 200, 300, 400, 500, 600]).position
+        follower.catch_up()
+        vex = views.get_creature(str(cid), "vex")
+        assert vex is not None and vex["state"]["xp_level"] == 7 and vex["position"] == table
+        assert written_at()["orc"] == burn  # no XP, no change
+        assert awarded < table
+        check_against_application(app, views, cid)
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+        assert gone > burn
+    finally:
+        follower.close()
+
+
+def test_a_follower_resumes_from_a_persisted_snapshot(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower meeting a campaign it has not folded (a fresh worker, or after an error) loads
+    it from the newest persisted snapshot at or before its tracking position, not from every fact;
+    its rows stay what a rebuild derives, also after a correction reaching before the snapshot."""
+    from domain.ledger import Ledger
+
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    first = sw.deal_damage(cid, "orc", amount=1).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)
+    before = follower_for(store, app)
+    try:
+        before.catch_up()
+    finally:
+        before.close()
+    snapshot_at = app.write_snapshot(cid)
+    sw.deal_damage(cid, "traze", amount=2)
+    app.revoke(cid, first, "misread die")  # reaches back before the snapshot
+
+    restored: list[int] = []
+    restore = Ledger.restore.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        ledger = restore(cls, *args, **kwargs)
+        restored.append(ledger.last_seq)
+        return ledger
+
+    monkeypatch.setattr(Ledger, "restore", classmethod(counting))
+    fresh = follower_for(store, app)  # a new worker: it has folded nothing
+    try:
+        fresh.catch_up()
+        assert restored == [snapshot_at]
+        views = fresh.views
+        check_against_application(app, views, cid)
+        orc = views.get_creature(str(cid), "orc")
+        assert orc is not None and orc["hp"] == orc["state"]["max_hp"]  # the revoked blow is gone
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("ruleset", ["stellar-winds", "d20", "orcus"])
+def test_every_demo_projected_fact_by_fact_equals_its_rebuild(
+    app: ChronicleApplication, store: Settings, ruleset: str
+) -> None:
+    """Incremental rows in every system with a demo (encounters, turns, effects, corrections):
+    projected one fact per batch, the rows are the application's views and what a rebuild
+    derives. (A ruleset's views may read more than the creature itself -- Orcus reads the active
+    encounter -- which the projector's change detection must see.)"""
+    from api.service.demo import create_demo
+
+    cid = create_demo(app, ruleset)
+    follower = follower_for(store, app)
+    try:
+        follower.catch_up()
+        views = follower.views
+        check_against_application(app, views, cid)
+        incremental = views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
+
+
+def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """After a correction the fold re-reads every fact from the one it reaches; the history and
+    log rows written are only those that read differently now (the revoked fact, and the
+    revocation itself), not every row since."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    blow = sw.deal_damage(cid, "orc", amount=3).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)  # outcomes that do not depend on the orc
+    follower = follower_for(store, app, batch_size=500)
+    written: list[set[int]] = []
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        written.append({seq for _, seq in [*batch.facts, *batch.log]})
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        follower.catch_up()
+        assert written[-1] == set(range(2, blow + 6))  # the first time, every fact
+        undo = app.revoke(cid, blow, "misread die").position
+        follower.catch_up()
+        assert written[-1] == {blow, undo}
+        check_against_application(app, follower.views, cid)
+        incremental = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
