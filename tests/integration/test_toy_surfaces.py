@@ -526,7 +526,7 @@ def test_read_models_hold_the_toy_campaign_and_chronicle_rebuild_rebuilds_them(t
         assert lines[table.at["ogre_hit"]]["struck"] and lines[table.at["ogre_hit"]]["line"].startswith("~~")
         assert lines[table.at["rally"]]["line"] == "Ana rallies. (orphaned: Ana has no grit left)"
         assert lines[table.at["stone"]]["line"].endswith("loses a grit. Ana is dead.")
-        before = views.dump()
+        before = views.dump(written_at=False)  # a row's position depends on the batching
     finally:
         views.close()
     done = table.served.chronicle("rebuild", timeout=300)
@@ -535,7 +535,7 @@ def test_read_models_hold_the_toy_campaign_and_chronicle_rebuild_rebuilds_them(t
     caught_up(table.served)
     views = open_views(table.served.settings)
     try:
-        assert views.dump() == before
+        assert views.dump(written_at=False) == before
         assert views.quarantined() == []
     finally:
         views.close()
