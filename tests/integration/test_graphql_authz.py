@@ -227,15 +227,40 @@ def expected(role: str, player_ok: bool | str) -> str:
     }[role]
 
 
-@pytest.fixture(scope="module")
-def table() -> Iterator[tuple[GQL, Table]]:
+def served(make: Callable[[GQL], Any]) -> Iterator[tuple[GQL, Any]]:
+    """An in-memory application behind the HTTP app, and the table ``make`` sets up on it."""
     from api.service.store import open_application
 
     app: ChronicleApplication = open_application(Settings(database_url="memory:"))
     with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
         g = GQL(client)
-        yield g, Table(g)
+        yield g, make(g)
     app.close()
+
+
+def check_access(
+    g: GQL, t: Any, op: str, build: Callable[[Any], dict[str, Any]], player_ok: bool | str, role: str
+) -> None:
+    """``role`` calls ``op``: allowed, it may meet a rules refusal but never an access refusal (nor
+    WRONG_RULESET: each table's campaign is of the op's system); else exactly the expected code."""
+    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
+    codes = [e["code"] for e in out["userErrors"]]
+    want = expected(role, player_ok)
+    if want == "allow":
+        denied = [
+            e
+            for e in out["userErrors"]
+            if e["code"] in DENIED - {"NOT_FOUND"}
+            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
+        ]
+        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
+    else:
+        assert codes == [want], (op, role, out["userErrors"])
+
+
+@pytest.fixture(scope="module")
+def table() -> Iterator[tuple[GQL, Table]]:
+    yield from served(Table)
 
 
 def test_the_matrix_covers_every_mutation() -> None:
@@ -257,20 +282,7 @@ def test_mutation_access(
     player_ok: bool | str,
     role: str,
 ) -> None:
-    g, t = table
-    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
-    codes = [e["code"] for e in out["userErrors"]]
-    want = expected(role, player_ok)
-    if want == "allow":  # a rules refusal is fine here; an access refusal is not
-        denied = [
-            e
-            for e in out["userErrors"]
-            if e["code"] in DENIED - {"NOT_FOUND"}
-            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
-        ]
-        assert not denied, (op, role, out["userErrors"])
-    else:
-        assert codes == [want], (op, role, out["userErrors"])
+    check_access(*table, op, build, player_ok, role)
 
 
 class D20Table:
@@ -363,13 +375,7 @@ D20_OPS = _d20_ops()
 
 @pytest.fixture(scope="module")
 def d20_table() -> Iterator[tuple[GQL, D20Table]]:
-    from api.service.store import open_application
-
-    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        yield g, D20Table(g)
-    app.close()
+    yield from served(D20Table)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -382,20 +388,7 @@ def test_d20_mutation_access(
     role: str,
 ) -> None:
     """The d20 plug-in's mutations (a d20 campaign): who may record what."""
-    g, t = d20_table
-    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
-    codes = [e["code"] for e in out["userErrors"]]
-    want = expected(role, player_ok)
-    if want == "allow":
-        denied = [
-            e
-            for e in out["userErrors"]
-            if e["code"] in DENIED - {"NOT_FOUND"}
-            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
-        ]
-        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
-    else:
-        assert codes == [want], (op, role, out["userErrors"])
+    check_access(*d20_table, op, build, player_ok, role)
 
 
 class OrcusTable:
@@ -527,13 +520,7 @@ ORCUS_OPS = _orcus_ops()
 
 @pytest.fixture(scope="module")
 def orcus_table() -> Iterator[tuple[GQL, OrcusTable]]:
-    from api.service.store import open_application
-
-    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        yield g, OrcusTable(g)
-    app.close()
+    yield from served(OrcusTable)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -547,20 +534,7 @@ def test_orcus_mutation_access(
 ) -> None:
     """The Orcus plug-in's mutations (an Orcus campaign): the GM records anything, a player acts for
     its own hero (levels, XP, sheets, rests and deaths are the GM's), nobody else records."""
-    g, t = orcus_table
-    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
-    codes = [e["code"] for e in out["userErrors"]]
-    want = expected(role, player_ok)
-    if want == "allow":
-        denied = [
-            e
-            for e in out["userErrors"]
-            if e["code"] in DENIED - {"NOT_FOUND"}
-            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
-        ]
-        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
-    else:
-        assert codes == [want], (op, role, out["userErrors"])
+    check_access(*orcus_table, op, build, player_ok, role)
 
 
 class HSTable:
@@ -681,13 +655,7 @@ HS_OPS = _hs_ops()
 
 @pytest.fixture(scope="module")
 def hs_table() -> Iterator[tuple[GQL, HSTable]]:
-    from api.service.store import open_application
-
-    app: ChronicleApplication = open_application(Settings(database_url="memory:"))
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        yield g, HSTable(g)
-    app.close()
+    yield from served(HSTable)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -702,20 +670,7 @@ def test_hero_surge_mutation_access(
     """The hero's-surge plug-in's mutations (a hero's-surge campaign): the GM records anything, a
     player acts for its own hero (its attempts and what follows from them); sheets, levels, rests,
     surges restored, instant kills and raising the dead are the GM's; nobody else records."""
-    g, t = hs_table
-    out = g.mutate(op, {"campaignId": t.c, **build(t)}, t.tokens[role])
-    codes = [e["code"] for e in out["userErrors"]]
-    want = expected(role, player_ok)
-    if want == "allow":
-        denied = [
-            e
-            for e in out["userErrors"]
-            if e["code"] in DENIED - {"NOT_FOUND"}
-            or (e["code"] == "NOT_FOUND" and e["field"] == "campaignId")
-        ]
-        assert not denied and "WRONG_RULESET" not in codes, (op, role, out["userErrors"])
-    else:
-        assert codes == [want], (op, role, out["userErrors"])
+    check_access(*hs_table, op, build, player_ok, role)
 
 
 QUERIES = [
