@@ -32,15 +32,20 @@ DECODE = "decode-only read of the campaign's stored events (recorder + mapper), 
 def _watch_tracking(
     views: TrackingProbe, dog: Watchdog, proc: object, target: int, deadline: float, first: int | None = None
 ) -> tuple[float | None, float, int, bool]:
-    """Poll the tracking until ``target``: (time it reached ``first``, time it ended, position, done)."""
+    """Poll the tracking until ``target``: (time it reached ``first``, time it ended, position, done).
+
+    When one poll sees both ``first`` and ``target`` reached (a worker faster than the polling),
+    the time of reaching ``first`` is the poll before, the last time it was not reached: the rate
+    is then a lower bound, never a division by zero."""
     began = time.perf_counter()
     t_first = began if first is None else None
-    pos = 0
+    pos, before = 0, began
     while True:
         pos = views.position()
         now = time.perf_counter()
         if t_first is None and first is not None and pos >= first:
-            t_first = now
+            t_first = before if pos >= target else now
+        before = now
         if pos >= target:
             return t_first, now, pos, True
         if dog.killed or proc.process.poll() is not None or time.monotonic() > deadline:  # type: ignore[attr-defined]
