@@ -119,6 +119,9 @@ class Book:
                 raise InvalidInput("an approval with changes gives the amended input", field="input")
             if payload["decision"] != "approved_with_changes" and changed:
                 raise InvalidInput("only an approval with changes gives an input", field="input")
+            # ``changed`` restates the two inputs for the log: it must say what they say
+            if list(payload.get("changed") or []) != diff(p.input, payload.get("input") or p.input):
+                raise InvalidInput("changed must list exactly how the input differs", field="changed")
 
     def pending(self) -> list[Proposal]:
         return [p for p in self.proposals.values() if p.pending]

@@ -103,6 +103,30 @@ def test_only_a_proposal_can_be_decided_and_changes_come_with_their_input() -> N
     assert ledger.proposals.proposals[p].pending
 
 
+def test_the_changes_a_decision_lists_are_the_difference_of_its_two_inputs() -> None:
+    """``changed`` restates the proposed and the amended input for the log: a list that says
+    anything else is refused, and one that says exactly that is taken."""
+    ledger = table()
+    p = submit(ledger)
+    amended = {"characterId": "y"}
+    with pytest.raises(DomainError) as wrong:
+        record(
+            ledger,
+            "ProposalDecided",
+            {
+                "proposal": p,
+                "decision": "approved_with_changes",
+                "input": amended,
+                "changed": [{"field": "characterId", "before": "x", "after": "z"}],
+            },
+        )
+    assert wrong.value.field == "changed" and ledger.proposals.proposals[p].pending
+    exact = [{"field": "characterId", "before": "x", "after": "y"}]
+    payload = {"proposal": p, "decision": "approved_with_changes", "input": amended, "changed": exact}
+    record(ledger, "ProposalDecided", payload)
+    assert ledger.proposals.proposals[p].status == "approved_with_changes"
+
+
 def test_an_approval_stores_the_command_in_the_same_append_citing_the_proposal() -> None:
     ledger = table()
     p = submit(ledger)
@@ -189,6 +213,7 @@ def test_every_proposal_is_decided_at_most_once_and_the_book_survives_a_snapshot
             payload = {"proposal": target, "decision": decision}
             if op == "change":
                 payload["input"] = {"characterId": "y"}
+                payload["changed"] = [{"field": "characterId", "before": "x", "after": "y"}]
         try:
             record(ledger, fact_type, payload)
         except DomainError as err:
