@@ -230,8 +230,11 @@ def rebase(value: Any, campaign_id: UUID) -> Any:
 
 
 def _command(look: Look, p: book.Proposal, raw: dict[str, Any]) -> tuple[MutationSpec, Plan]:
+    """The proposal's command planned on the present; ``raw`` is its input as stored, or as the
+    GM changed it: only the stored input is rebased (a proposal imported with its campaign names
+    the old campaign's ids), ids in the GM's changes are checked like any other input."""
     spec = _spec(p.mutation, look)
-    inner = command_input(spec, rebase(raw, look.campaign_id), ids.campaign_gid(look.campaign_id))
+    inner = command_input(spec, raw, ids.campaign_gid(look.campaign_id))
     plan = spec.planner(inner, ProposalLook(look, p.rolls))
     return spec, plan
 
@@ -275,15 +278,20 @@ def p_approve(i: ApproveProposalInput, look: Look) -> Plan:
     if not _replaying(look, i):
         _pending(p)
     changes = json_arg(i.changes, "changes")
-    raw = merge_patch(p.input, changes) if changes else p.input
+    fixed = sorted(k for k in changes or {} if k in (*REQUEST_FIELDS, "campaignId"))
+    if fixed:
+        why = f"changes may not touch {', '.join(fixed)}: they belong to the request, not the command"
+        raise ChronicleError("INVALID_INPUT", why, "changes")
+    stored = rebase(p.input, look.campaign_id)
+    raw = merge_patch(stored, changes) if changes else stored
     _, plan = _command(look, p, raw)
-    decision = "approved_with_changes" if changes and raw != p.input else "approved"
+    decision = "approved_with_changes" if changes and raw != stored else "approved"
     decided = {
         "proposal": p.position,
         "decision": decision,
         "reason": i.reason,
         "input": raw if decision == "approved_with_changes" else None,
-        "changed": book.diff(p.input, raw),
+        "changed": book.diff(p.input, raw) if decision == "approved_with_changes" else [],
         "facts": len(plan.items),
     }
     meta = {
@@ -427,7 +435,7 @@ async def preview(info: Info, campaign_id: UUID, proposal_ids: list[strawberry.I
             found.append(p)
             try:
                 _pending(p)
-                _, plan = _command(look, p, p.input)
+                _, plan = _command(look, p, rebase(p.input, look.campaign_id))
             except (DomainError, ChronicleError) as err:
                 early.append(err if isinstance(err, DomainError) else DomainError(err.message, code=err.code))
                 actions.append([])

@@ -81,6 +81,38 @@ def test_the_approval_applies_the_dice_rolled_at_submission(g: GQL) -> None:
     assert [e["code"] for e in d20["userErrors"]] == ["WRONG_RULESET"]
 
 
+def test_the_gm_s_changes_are_checked_like_any_input(g: GQL) -> None:
+    """Changes naming another campaign's character are refused as the command would refuse
+    them (not rewritten to a character of this campaign with the same name), changes to the
+    request's own fields are refused; either way nothing is stored and the proposal stays
+    pending."""
+    cid, gm = create_campaign(g, "Changes")
+    c = gid("Campaign", cid, cid)
+    aria, orc = pc(g, cid, gm, "Aria"), pc(g, cid, gm, "Orc", maxHp=200)
+    other_cid, other_gm = create_campaign(g, "Elsewhere")
+    other_orc = pc(g, other_cid, other_gm, "Orc", maxHp=200)
+    ana = issue(g, cid, gm, "PLAYER", [aria])
+    out = g.mutate(
+        "submitProposal", {"campaignId": c, "mutation": "attack", "input": swing(aria, orc)}, ana, PROPOSAL
+    )
+    proposal = out["proposal"]
+    position = g.ok("query($c: ID!) { campaign(id: $c) { position } }", {"c": c}, gm)["campaign"]["position"]
+    for changes, code in (
+        ({"targets": [{"characterId": other_orc}]}, "NOT_FOUND"),
+        ({"campaignId": "elsewhere"}, "INVALID_INPUT"),
+        ({"idempotencyKey": "k" * 24}, "INVALID_INPUT"),
+    ):
+        approve = {"campaignId": c, "proposalId": proposal["id"], "changes": changes}
+        no = g.mutate("approveProposal", approve, gm, PROPOSAL)
+        assert [e["code"] for e in no["userErrors"]] == [code], (changes, no)
+    after = g.ok("query($c: ID!) { campaign(id: $c) { position } }", {"c": c}, gm)["campaign"]["position"]
+    assert after == position
+    pending = g.ok(
+        "query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount } } }", {"c": c}, gm
+    )["campaign"]["pendingProposals"]["totalCount"]
+    assert pending == 1
+
+
 def test_a_pending_proposal_survives_an_export_and_an_import(g: GQL, app: ChronicleApplication) -> None:
     cid, gm = create_campaign(g, "Moving")
     c = gid("Campaign", cid, cid)

@@ -98,8 +98,9 @@ def test_only_a_proposal_can_be_decided_and_changes_come_with_their_input() -> N
     with pytest.raises(DomainError) as bare:
         record(ledger, "ProposalDecided", {"proposal": p, "decision": "approved_with_changes"})
     assert bare.value.field == "input"
-    with pytest.raises(DomainError):
+    with pytest.raises(DomainError) as stray:
         record(ledger, "ProposalDecided", {"proposal": p, "decision": "rejected", "input": {"a": 1}})
+    assert (stray.value.code, stray.value.field) == ("INVALID_INPUT", "input")
     assert ledger.proposals.proposals[p].pending
 
 
