@@ -616,12 +616,16 @@ def _advance(state: Any, enc: Encounter, rules: EncounterRules, ctx: Any, report
     enc.phase = BETWEEN  # nobody can take a turn
 
 
-def describe(rules: EncounterRules, owed: Sequence[Owed]) -> list[dict[str, Any]]:
+def describe(rules: EncounterRules, owed: Sequence[Owed], state: Any = None) -> list[dict[str, Any]]:
     """Owed rolls as plain JSON: ``type`` (the fact to record), ``kind`` (its label), ``creature``,
-    ``effect_id`` (or None), ``dice`` (the expression) and the ``payload`` without its roll."""
+    ``effect_id`` (or None), ``dice`` (the expression: the ruleset's ``owed_dice`` for this
+    state when it has one, else ``owed_rolls``) and the ``payload`` without its roll."""
     out = []
+    dice_of = getattr(rules, "owed_dice", None) if state is not None else None
     for fact_type, payload in owed:
         label, expression = rules.owed_rolls.get(fact_type, (fact_type, "1d20"))
+        if dice_of is not None:
+            expression = dice_of(state, fact_type, payload) or expression
         out.append(
             {
                 "type": fact_type,
@@ -638,7 +642,7 @@ def describe(rules: EncounterRules, owed: Sequence[Owed]) -> list[dict[str, Any]
 def _owed_refusal(state: Any, rules: EncounterRules, owed: list[Owed], what: str, ctx: Any) -> None:
     if not owed:
         return
-    items = describe(rules, owed)
+    items = describe(rules, owed, state)
     text = ", ".join(
         f"a {x['kind']} for {_name(state, x['creature']) if x['creature'] else 'the table'}"
         + (f" against {x['effect_id']}" if x["effect_id"] else "")
@@ -1414,7 +1418,7 @@ def view(state: Any, enc: Encounter, rules: EncounterRules) -> dict[str, Any]:
         "turn_number": enc.turn_no,
         "actions_this_turn": list(enc.turn_log.get("actions", ())) if enc.current else [],
         "unresolved_ties": unresolved_ties(enc.initiative, enc.participants) if enc.state == SETUP else [],
-        "pending_rolls": describe(rules, pending_rolls(state, rules)) if active else [],
+        "pending_rolls": describe(rules, pending_rolls(state, rules), state) if active else [],
     }
     if rules.reroll_each_round:
         out["next_round_initiative"] = {k: dict(v) for k, v in enc.upcoming.items()}

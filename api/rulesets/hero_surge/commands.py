@@ -15,6 +15,8 @@ from typing import Any
 from uuid import UUID
 
 from api.service.application import ChronicleApplication, Recorded, slug
+from domain.errors import InvalidInput
+from domain.rulesets.hero_surge.rules import luck_roll_dice
 
 
 class HeroSurgeCommands:
@@ -72,8 +74,10 @@ class HeroSurgeCommands:
         rerolls: list[int] | None = None,
     ) -> Recorded:
         """Ruling 22, HS-13 / B-HS-17: the Hit Dice pair, the Con dice, the swaps, the 1-1 rerolls."""
-        die = self.app.view(campaign_id).creature(creature)
-        sides = int((die or {}).get("hit_die") or 8)
+        sheet = self.app.view(campaign_id).creature(creature) or {}
+        if not sheet.get("hit_die"):
+            raise InvalidInput(f"{creature} has no sheet with a Hit Die to roll (B-HS-17)", field="creature")
+        sides = int(sheet["hit_die"])
 
         def roll(faces: list[int] | None) -> dict[str, Any] | None:
             return self.dice(f"{len(faces)}d{sides}", faces) if faces else None
@@ -196,8 +200,9 @@ class HeroSurgeCommands:
         faces: list[int],
         result: str | None = None,
     ) -> Recorded:
-        """HS-14 / B-HS-2: one face (1d20) or two (advantage: 2d20kh1)."""
-        roll = self.dice("2d20kh1" if len(faces) == 2 else "1d20", faces)
+        """HS-14 / B-HS-2: the luck roll's dice as the fold wants them now (one die of the flag, two
+        keeping the higher with advantage): ``faces`` gives each die's face."""
+        roll = self.dice(luck_roll_dice(self.app.ledger(campaign_id).state, creature, context), faces)
         payload = {"creature": creature, "context": context, "roll": roll, "result": result}
         return self.record(campaign_id, "LuckRollMade", payload)
 

@@ -17,6 +17,7 @@ from api.graphql.errors import ChronicleError
 from api.graphql.planning import ACTORS, GM_ONLY, Look, MutationSpec, Plan, json_arg, one
 from api.rulesets.hero_surge import inputs as I  # noqa: N812
 from api.service.application import slug
+from domain.rulesets.hero_surge.rules import luck_roll_dice, rest_participants
 
 RULESET = "hero-surge"
 
@@ -282,7 +283,7 @@ def p_luck(i: I.HeroSurgeLuckRollInput, look: Look) -> Plan:
     payload = {
         "creature": c,
         "context": i.context.value,
-        "roll": look.roll(i.roll, "1d20"),
+        "roll": look.roll(i.roll, luck_roll_dice(look.state, c, i.context.value)),
         "result": i.result.value if i.result is not None else None,
         "attempt_id": i.attempt_id,
         "roll_id": i.roll_id,
@@ -334,11 +335,8 @@ def p_restore_surges(i: I.HeroSurgeRestoreSurgesInput, look: Look) -> Plan:
 
 
 def p_rest(i: I.HeroSurgeTakeRestInput, look: Look) -> Plan:
-    if i.character_ids is None:
-        shown = [cid for cid, c in look.state.creatures.items() if c.hero and not c.dead]
-        given = None
-    else:
-        given = shown = look.creatures(i.character_ids, "characterIds")
+    given = None if i.character_ids is None else look.creatures(i.character_ids, "characterIds")
+    shown = rest_participants(look.state, given)
     return one("RestTaken", {"participants": given, "kind": i.kind.value, "hours": i.hours}, characters=shown)
 
 

@@ -66,6 +66,12 @@ class HeroSurgeEncounters(engine.Rules):
     actions = ACTIONS
     reroll_each_round = True  # HS-2: "At the start of each round, combatants determine their initiative"
     owed_rolls = {"LuckRollMade": ("luck roll", "1d20")}
+
+    def owed_dice(self, state: Any, fact_type: str, payload: dict[str, Any]) -> str | None:
+        """A luck roll's dice follow the flags and the hero's advantage (B-HS-3)."""
+        if fact_type != "LuckRollMade":
+            return None
+        return rules.luck_roll_dice(state, str(payload.get("creature")), str(payload.get("context")))
     skip_texts = {
         "dead": "dead (rulings 8, 20)",
         "surprised": "surprised: no action in the surprise round (HS-3)",

@@ -226,6 +226,19 @@ def healing_applied(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, An
 
 
 # -------------------------------------------------------------------- dying
+def luck_roll_dice(state: HSState, creature: str, context: str) -> str:
+    """The dice of a luck roll (HS-14, B-HS-2, B-HS-3): one die of the flag ``hs.luck_roll``, or
+    two keeping the higher when a dying hero has advantage on it. What the server rolls and what
+    ``endTurn`` says is owed, so that both are what :func:`luck_roll_made` accepts."""
+    die = state.flags["hs.luck_roll"]["die"]
+    c = state.creatures.get(creature)
+    ctx_row = LUCK_CONTEXTS.get(context)
+    dying = ctx_row is not None and ctx_row.dying
+    if dying and c is not None and c.luck_advantage and state.flags["hs.advantage"] == "2d20kh1":
+        return f"2d{die}kh1"
+    return f"1d{die}"
+
+
 def _luck_faces(state: HSState, c: Creature, p: dict[str, Any], dying: bool, ctx: Any) -> tuple[int, bool]:
     """The kept face of a luck roll and whether it kept the higher of two dice (advantage, B-HS-3)."""
     die = state.flags["hs.luck_roll"]["die"]
@@ -564,14 +577,18 @@ def _rest_surges(c: Creature, setting: Any, events: list[dict[str, Any]]) -> Non
         vit.restore_surges(c, int(setting), events)
 
 
+def rest_participants(state: HSState, participants: list[str] | None) -> list[str]:
+    """Who rests: those named, or every living hero when nobody is named (B-HS-21)."""
+    if participants is None:
+        return [cid for cid, c in state.creatures.items() if c.hero and not c.dead]
+    return list(dict.fromkeys(participants))
+
+
 def rest_taken(state: HSState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     """B-HS-12, B-HS-21, HS-11: what a rest restores comes from the RESTS table and its flags.
     A dying creature cannot rest (it owes luck rolls); the dead are skipped when nobody is named."""
     rest = RESTS[p["kind"]]
-    if p["participants"] is None:
-        names = [cid for cid, c in state.creatures.items() if c.hero and not c.dead]
-    else:
-        names = list(dict.fromkeys(p["participants"]))
+    names = rest_participants(state, p["participants"])
     for cid in names:
         c = peek(state, cid, "participants")
         alive(c, ctx, "participants")

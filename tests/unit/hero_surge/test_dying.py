@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.rulesets.hero_surge.rules import luck_roll_dice
 from tests.unit.hero_surge.helpers import HSTable, d20, roll
 
 
@@ -252,3 +253,17 @@ def test_b_hs23_the_instagib_target_must_be_the_attempts(t: HSTable) -> None:
     refused(
         t, "WRONG_ATTEMPT", "InstantKillRuled", target="brin", attempt_id="a1", luck_roll_ids=["l1", "l2"]
     )
+
+
+def test_b_hs3_the_dice_the_server_rolls_for_a_luck_roll_are_those_the_fold_accepts(t: HSTable) -> None:
+    """B-HS-2/B-HS-3: one d20, two keeping the higher while a dying hero has advantage (what
+    ``endTurn`` lists as owed and what the server rolls); another die when the flag says so."""
+    dying_brin(t)
+    t.damage("brin", 1)  # a luck roll owed after damage while dying
+    assert luck_roll_dice(t.ledger.state, "brin", "dying_damage") == "1d20"
+    t.attempt("m1", "aldric", "limited_success", 11, kind="medical")
+    t.out("MedicalAttemptMade", healer="aldric", target="brin", attempt_id="m1")
+    assert luck_roll_dice(t.ledger.state, "brin", "dying_damage") == "2d20kh1"
+    t.luck("brin", "dying_damage", 4, 20)
+    other = HSTable(flags={"hs.luck_roll": {"die": 12, "lucky_min": 7}})
+    assert luck_roll_dice(other.ledger.state, "brin", "dying_damage") == "1d12"
