@@ -62,7 +62,8 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     from api.service.store import open_application
 
     cid = UUID(campaign_id)
-    app = open_application(Settings(database_url=url))
+    # snapshot_every=0: no snapshot is read or written -- this is the fold from the facts
+    app = open_application(Settings(database_url=url, snapshot_every=0))
     samples: list[dict[str, float]] = []
     try:
 
