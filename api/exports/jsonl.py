@@ -18,13 +18,19 @@ byte-identical to the original export.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-from collections.abc import Callable, Iterable, Iterator
+import os
+import tempfile
+import zlib
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
+from api.service.application import LEDGER_WINDOW
 from domain.core import limits
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
@@ -62,15 +68,14 @@ def export_lines(
     digest.update(line.encode())
     yield line
     count = 0
-    for e in source.ledger.entries:
-        if sel is not None and e.seq not in sel:
-            continue
+    versions = source.catalogue.versions
+    for e in source.facts(*((sel.first, sel.last) if sel is not None else ())):
         line = (
             dumps(
                 {
                     "position": e.seq,
                     "type": e.type,
-                    "version": source.ledger.catalogue.versions.get(e.type, e.version),
+                    "version": versions.get(e.type, e.version),
                     "payload": e.payload,
                     "meta": e.meta,
                 }
@@ -95,11 +100,117 @@ class ImportRefused(Exception):
         self.reason = reason
 
 
+Fact = tuple[str, int, dict[str, Any], dict[str, Any]]  # type, version, payload, meta
+
+
+class CheckedFacts(Sequence[Fact]):
+    """An import's validated facts, read back from the file whenever they are needed.
+
+    None of them is held in memory: the file's byte offsets of each fact's line are kept (8
+    bytes a fact) with the line's CRC-32, so a line read back is the line that was validated (a
+    file changed since is refused: ``ImportRefused``). Each fact is decoded as the validation
+    decoded it: upcast to the catalogue's current version and normalised. Iterating reads the
+    file a block at a time; ``entries`` is the scratch ledger's loader (paged: it reads older
+    facts back from here, not from a store that does not hold them yet).
+    """
+
+    BLOCK = 1 << 20  # bytes read at a time when iterating
+
+    def __init__(self, file: Any, catalogue: Any) -> None:
+        self._file = file  # a binary file that supports fileno() (os.pread: no shared position)
+        self._catalogue = catalogue
+        self._starts = array("q")  # byte offset of each fact's line
+        self._crcs = array("I")  # (4 bytes: a CRC-32 fits)
+        self._end = 0  # byte offset after the last fact's line
+
+    def add(self, start: int, line: bytes) -> None:
+        self._starts.append(start)
+        self._crcs.append(zlib.crc32(line))
+        self._end = start + len(line)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def _stop(self, k: int) -> int:
+        return self._starts[k] if k < len(self._starts) else self._end
+
+    def _lines(self, i: int, j: int) -> Iterator[tuple[int, bytes]]:
+        """Facts ``i`` .. ``j - 1`` (indexes) as ``(index, line)``, a block of lines at a time."""
+        fd = self._file.fileno()
+        k = i
+        while k < j:
+            last = k + 1  # as many whole lines as fit in a block (at least one)
+            while last < j and self._stop(last + 1) - self._starts[k] <= self.BLOCK:
+                last += 1
+            lo, hi = self._starts[k], self._stop(last)
+            block = _pread(fd, hi - lo, lo)
+            for n in range(k, last):
+                line = block[self._starts[n] - lo : self._stop(n + 1) - lo]
+                if zlib.crc32(line) != self._crcs[n]:
+                    raise ImportRefused(n + 2, "the file changed while it was being imported")
+                yield n, line
+            k = last
+
+    def _decode(self, n: int, line: bytes) -> Fact:
+        return _decode(self._catalogue, _parse(n + 2, line))
+
+    @overload
+    def __getitem__(self, index: int) -> Fact: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Fact]: ...
+
+    def __getitem__(self, index: int | slice) -> Fact | Sequence[Fact]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return next(self._decode(n, line) for n, line in self._lines(index, index + 1))
+
+    def __iter__(self) -> Iterator[Fact]:
+        for n, line in self._lines(0, len(self)):
+            yield self._decode(n, line)
+
+    def entries(self, first: int, last: int) -> list[Entry]:
+        """The facts at positions ``first`` .. ``last`` as the validation appended them."""
+        out = []
+        for n, line in self._lines(max(first - 2, 0), min(last - 1, len(self))):
+            fact_type, version, payload, meta = self._decode(n, line)
+            out.append(Entry(n + 2, fact_type, version, payload, meta))
+        return out
+
+
 @dataclass
 class Validated:
     header: dict[str, Any]
-    facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    facts: CheckedFacts
     ledger: Ledger | None = None  # the dry run's fold (the import's first snapshot)
+    spool: Any = field(default=None, repr=False)  # the temporary copy of input that was not a file
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    parts = []
+    while size > 0:
+        got = os.pread(fd, size, offset)
+        if not got:
+            break
+        parts.append(got)
+        size -= len(got)
+        offset += len(got)
+    return b"".join(parts)
+
+
+def _seekable_file(lines: Any) -> bool:
+    """Whether ``lines`` is a binary file the reader can read again by offset (else it spools)."""
+    if not isinstance(lines, io.BufferedIOBase | io.RawIOBase):
+        return False
+    try:
+        lines.fileno()
+        return bool(lines.seekable())
+    except (OSError, ValueError):
+        return False
 
 
 def _parse(number: int, raw: bytes | str) -> dict[str, Any]:
@@ -159,7 +270,12 @@ def _header(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | None = None) -> Validated:
+def read_export(
+    lines: Iterable[bytes | str],
+    progress: Callable[[int], None] | None = None,
+    *,
+    window: int = LEDGER_WINDOW,
+) -> Validated:
     """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
 
     Checks: a known header version; every line parses; the facts' positions run 2, 3, ...;
@@ -167,8 +283,37 @@ def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | 
     dry-run fold in a scratch ledger accepts every fact in order, exactly as the table did when
     it was recorded (so corrections must point at facts that exist, rulings must exist before
     they are cited, and so on); the trailer is present, counts the facts and its checksum matches.
+
+    Memory stays flat: the scratch ledger is paged (it keeps about ``window`` facts and reads
+    older ones back from the file), and the facts are not kept (``Validated.facts`` reads them
+    back from the file). ``lines`` is a binary file opened for reading (read again by offset),
+    or any iterable of lines (bytes or text), which is spooled to a temporary file as it is read.
     """
     digest = hashlib.sha256()
+    spool: Any = None
+    if _seekable_file(lines):
+        file: Any = lines
+        pos = lines.tell()  # type: ignore[attr-defined]
+    else:
+        file = spool = tempfile.TemporaryFile(buffering=0)
+        pos = 0
+    try:
+        return _read(lines, file, spool, pos, digest, progress, window)
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+
+
+def _read(
+    lines: Iterable[bytes | str],
+    file: Any,
+    spool: Any,
+    pos: int,
+    digest: Any,
+    progress: Callable[[int], None] | None,
+    window: int,
+) -> Validated:
     out: Validated | None = None
     ledger: Ledger | None = None
     trailer: dict[str, Any] | None = None
@@ -176,22 +321,33 @@ def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | 
     for number, raw in enumerate(lines, start=1):
         if progress is not None:
             progress(len(raw))
+        try:
+            data = raw if isinstance(raw, bytes) else raw.encode("utf-8")
+        except UnicodeError:
+            raise ImportRefused(number, "not UTF-8 text") from None
+        start = pos
+        pos += len(data)
+        if spool is not None:
+            _write(spool, data)
         if trailer is not None:
-            if raw.strip() if isinstance(raw, (bytes, str)) else raw:
+            if data.strip():
                 raise ImportRefused(number, "unexpected data after the trailer line")
             continue
-        obj = _parse(number, raw)
+        obj = _parse(number, data)
         if out is None:
-            out = Validated(_header(obj))
-            ledger = Ledger(get_ruleset(out.header["ruleset"]), out.header.get("flags", {}), first_seq=2)
+            header = _header(obj)
+            ledger = Ledger(get_ruleset(header["ruleset"]), header.get("flags", {}), first_seq=2)
+            out = Validated(header, CheckedFacts(file, ledger.catalogue), spool=spool)
+            ledger.attach(out.facts.entries, window)
         elif obj.get("trailer") is True:
             trailer = obj
             _check_trailer(number, obj, len(out.facts), digest.hexdigest())
             continue
         else:
             assert ledger is not None
-            out.facts.append(_fact(number, obj, ledger))
-        digest.update(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
+            out.facts.add(start, data)
+            _fact(number, obj, ledger)
+        digest.update(data)
     if out is None:
         raise ImportRefused(0, "the file is empty")
     out.ledger = ledger
@@ -202,6 +358,12 @@ def read_export(lines: Iterable[bytes | str], progress: Callable[[int], None] | 
             "it is truncated (or not a complete export)",
         )
     return out
+
+
+def _write(spool: Any, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[spool.write(view) :]
 
 
 def _check_trailer(number: int, obj: dict[str, Any], count: int, sha: str) -> None:
@@ -215,9 +377,7 @@ def _check_trailer(number: int, obj: dict[str, Any], count: int, sha: str) -> No
         )
 
 
-def _fact(
-    number: int, obj: dict[str, Any], ledger: Ledger
-) -> tuple[str, int, dict[str, Any], dict[str, Any]]:
+def _fact(number: int, obj: dict[str, Any], ledger: Ledger) -> Fact:
     unknown = set(obj) - FACT_KEYS
     missing = FACT_KEYS - set(obj)
     if unknown or missing:
@@ -247,7 +407,7 @@ def _fact(
         raise ImportRefused(number, "meta must be an object")
     try:
         limits.check_json(meta, "meta")
-        payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
+        _, _, payload, _ = _decode(catalogue, obj)
         ledger.prepare(fact_type, payload, meta)
     except DomainError as exc:
         raise ImportRefused(
@@ -255,3 +415,11 @@ def _fact(
         ) from None
     ledger.append(Entry(expected, fact_type, current, payload, meta))
     return fact_type, current, payload, meta
+
+
+def _decode(catalogue: Any, obj: dict[str, Any]) -> Fact:
+    """A fact line's fact as it is stored: upcast to the current version and normalised (the
+    line was checked by ``_fact`` first: this is also how the facts are read back)."""
+    fact_type = obj["type"]
+    payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, obj["version"], obj["payload"]))
+    return fact_type, catalogue.version(fact_type), payload, obj["meta"]

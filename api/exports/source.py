@@ -1,49 +1,114 @@
-"""What an export reads: a private, consistent copy of one campaign, and the part to show.
+"""What an export reads: one campaign's stored facts up to a position read once, and the part to show.
 
-``load(app, campaign_id)`` copies the campaign's facts under its lock into a private
-:class:`~domain.ledger.Ledger`, so an export streams without holding any lock and without
-seeing a command that is half done. ``select`` turns ``--encounter`` / ``--from`` / ``--to``
-into a :class:`~api.exports.story.Selection`, refusing what does not exist.
+``load(app, campaign_id)`` reads the campaign's creation (name, ruleset, starting flags, meta)
+and the position of its newest stored fact, without loading or folding the campaign. Stored
+facts never change, so the facts up to that position, read afterwards a page at a time, are a
+consistent copy: a command stored during the export is not in it, and no lock is held while
+the export streams. JSONL writes those facts as they are read (:meth:`CampaignSource.facts`);
+the story formats fold them in a paged ledger (:attr:`CampaignSource.ledger`) that keeps only
+a window of them in memory. ``select`` turns ``--encounter`` / ``--from`` / ``--to`` into a
+:class:`~api.exports.story.Selection`, refusing what does not exist.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
 from api.exports.story import Selection
-from api.service.application import IMPORT_EXPECTS, ChronicleApplication
+from api.service.application import IMPORT_EXPECTS, LEDGER_WINDOW, LOAD_PAGE, ChronicleApplication
 from domain.errors import InvalidInput, NotFound
-from domain.ledger import Entry, Ledger
+from domain.ledger import Entry, EntryLoader, Ledger
 from domain.rulesets import get_ruleset
 
 
-@dataclass(frozen=True)
 class CampaignSource:
-    name: str
-    ruleset: str
-    flags: dict[str, Any]
-    meta: dict[str, Any]
-    ledger: Ledger
+    """One campaign's facts ``first`` .. ``last`` and what its header says.
+
+    Either over a ledger that holds them (a generated campaign, a test), or over a store:
+    ``loader`` reads stored facts back, ``last`` is the newest position exported.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        ruleset: str,
+        flags: dict[str, Any],
+        meta: dict[str, Any],
+        ledger: Ledger | None = None,
+        *,
+        loader: EntryLoader | None = None,
+        last: int | None = None,
+        window: int = LEDGER_WINDOW,
+        page: int = LOAD_PAGE,
+    ) -> None:
+        if ledger is None and (loader is None or last is None):
+            raise TypeError("a CampaignSource reads a ledger, or a loader up to a last position")
+        self.name, self.ruleset, self.flags, self.meta = name, ruleset, flags, meta
+        self._ledger = ledger
+        self._loader = loader
+        self._window, self._page = window, page
+        self.first = ledger.first_seq if ledger is not None else 2
+        self.last = ledger.last_seq if ledger is not None else int(last)  # type: ignore[arg-type]
+        self.catalogue = ledger.catalogue if ledger is not None else get_ruleset(ruleset).catalogue
+
+    def facts(self, first: int | None = None, last: int | None = None) -> Iterator[Entry]:
+        """The facts ``first`` .. ``last`` (inclusive, default all) in position order, payloads
+        upcast to the catalogue's current version, read a page at a time."""
+        first = self.first if first is None else max(first, self.first)
+        last = self.last if last is None else min(last, self.last)
+        if self._ledger is not None:
+            lg = self._ledger
+            yield from lg.entries.range(first - lg.first_seq, last - lg.first_seq + 1)
+            return
+        catalogue = self.catalogue
+        for e in self._stored(first, last):
+            e.payload = catalogue.upcast(e.type, e.version, e.payload)
+            yield e
+
+    def _stored(self, first: int, last: int) -> Iterator[Entry]:
+        """Stored facts as the loader gives them (at their stored versions), a page at a time."""
+        assert self._loader is not None
+        for lo in range(first, last + 1, self._page):
+            yield from self._loader(lo, min(last, lo + self._page - 1))
 
     @property
-    def first(self) -> int:
-        return self.ledger.first_seq
+    def ledger(self) -> Ledger:
+        """The facts in a ledger, for the formats that fold (the story, the printable page).
 
-    @property
-    def last(self) -> int:
-        return self.ledger.last_seq
+        Over a store it is built on first use: paged, holding about ``window`` facts (older
+        ones are read back from the store when a fold needs them), never past ``last``."""
+        if self._ledger is None:
+            assert self._loader is not None
+            ledger = Ledger(get_ruleset(self.ruleset), self.flags, first_seq=self.first)
+            ledger.attach(_upto(self._loader, self.last), self._window)
+            for e in self._stored(self.first, self.last):
+                ledger.append(e)  # (the ledger upcasts)
+            self._ledger = ledger
+        return self._ledger
+
+
+def _upto(loader: EntryLoader, head: int) -> EntryLoader:
+    def load(first: int, last: int) -> list[Entry]:  # (never past the exported position)
+        return list(loader(first, min(last, head))) if first <= head else []
+
+    return load
 
 
 def load(app: ChronicleApplication, campaign_id: UUID) -> CampaignSource:
-    """A consistent private copy of the campaign (raises ``NotFound``)."""
-    campaign, entries = app.snapshot(campaign_id)
-    ledger = Ledger(get_ruleset(campaign.ruleset), campaign.flags, first_seq=2)
-    for e in entries:
-        ledger.append(Entry(e.seq, e.type, e.version, e.payload, e.meta, e.timestamp))
+    """The campaign's stored facts up to its newest one now (raises ``NotFound``)."""
+    campaign, head = app.stored(campaign_id)
     meta = {k: v for k, v in campaign.meta.items() if k != IMPORT_EXPECTS}  # bookkeeping, not the campaign's
-    return CampaignSource(campaign.name, campaign.ruleset, dict(campaign.flags), meta, ledger)
+    return CampaignSource(
+        campaign.name,
+        campaign.ruleset,
+        dict(campaign.flags),
+        meta,
+        loader=app.fact_reader(campaign_id),
+        last=head,
+        window=app.ledger_window,
+    )
 
 
 def select(
@@ -55,7 +120,7 @@ def select(
         if first is not None or last is not None:
             raise InvalidInput("give either an encounter or a position range, not both", field="encounter")
         start = end = None
-        for e in source.ledger.entries:
+        for e in source.facts():
             if e.type == "EncounterStarted" and e.payload["encounter_id"] == encounter and start is None:
                 start = e.seq
             elif e.type == "EncounterEnded" and e.payload["encounter_id"] == encounter and start is not None:

@@ -238,6 +238,17 @@ class ChronicleApplication(Application[UUID]):
         self._after_load(campaign_id, campaign)
         return campaign
 
+    def _started(self, campaign_id: UUID) -> Campaign:
+        """The campaign as it was created (no facts yet), from its first stored event."""
+        try:
+            started = list(self.events.get(campaign_id, lte=1))
+        except (ValueError, TypeError):
+            started = []
+        campaign = started[0].mutate(None) if started else None
+        if not isinstance(campaign, Campaign):
+            raise NotFound(f"no campaign {campaign_id}", field="campaign")
+        return campaign
+
     def _loader(self, campaign_id: UUID) -> EntryLoader:
         """How a paged ledger reads its older facts back: from the event store."""
 
@@ -278,13 +289,7 @@ class ChronicleApplication(Application[UUID]):
     def _cold_load(self, campaign_id: UUID) -> Campaign:
         """The campaign from the store: its newest valid snapshot and the facts after it, or
         every fact (read in pages; the ledger keeps only its window of them)."""
-        try:
-            started = list(self.events.get(campaign_id, lte=1))
-        except (ValueError, TypeError):
-            started = []
-        campaign = started[0].mutate(None) if started else None
-        if not isinstance(campaign, Campaign):
-            raise NotFound(f"no campaign {campaign_id}", field="campaign")
+        campaign = self._started(campaign_id)
         self.cache_stats["cold_loads"] += 1
         loader = self._loader(campaign_id)
         restored = self._from_snapshot(campaign_id, campaign, loader)
@@ -310,13 +315,7 @@ class ChronicleApplication(Application[UUID]):
             loaded += len(batch)
             if len(batch) < LOAD_PAGE:
                 break
-        expects = campaign.meta.get(IMPORT_EXPECTS)
-        if expects is not None and campaign.ledger.last_seq < 1 + int(expects):
-            raise NotFound(
-                f"campaign {campaign_id} was not completely imported "
-                f"({campaign.ledger.last_seq - 1} of {expects} facts); import the file again",
-                field="campaign",
-            )
+        _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
             self._adopt_points(campaign_id, campaign.ledger, kinds=(RECORDED_POINTS,))
@@ -333,13 +332,7 @@ class ChronicleApplication(Application[UUID]):
         from there (the read models' projector): restored from the newest persisted snapshot at
         or before ``version`` that fits, then the facts after it, else from every fact (paged).
         Nothing is cached, and no stored snapshot or checkpoint is adopted or deleted."""
-        try:
-            started = list(self.events.get(campaign_id, lte=1))
-        except (ValueError, TypeError):
-            started = []
-        campaign = started[0].mutate(None) if started else None
-        if not isinstance(campaign, Campaign):
-            raise NotFound(f"no campaign {campaign_id}", field="campaign")
+        campaign = self._started(campaign_id)
         loader = self._loader(campaign_id)
         restored = None
         if self.snapshot_writer is not None and version > 1:
@@ -794,6 +787,10 @@ class ChronicleApplication(Application[UUID]):
             except InvalidInput as exc:
                 raise InvalidInput(f"fact {n}: {exc.message}", field="facts") from None
         campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked, meta=meta)
+        # paged from the start: only a window of the facts stays in memory (the older ones are
+        # stored by then: a batch is far smaller than any window worth having, and nothing reads
+        # them back before the last batch is saved)
+        campaign.ledger.attach(self._loader(campaign.id), self.ledger_window)
         for n, (fact_type, version, payload, fact_meta) in enumerate(entries, start=1):
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, fact_meta))
             if n % IMPORT_BATCH == 0:
@@ -811,26 +808,59 @@ class ChronicleApplication(Application[UUID]):
         ):
             capture = folded.capture()
             # the stored facts carry the time they were written; the dry run's did not
-            capture.pinned = [campaign.ledger.entry(e.seq) for e in capture.pinned]
+            pinned = [e.seq for e in capture.pinned]
+            capture.pinned = self._stored_entries(campaign.id, campaign.ledger, pinned)
             self._store_capture(campaign.id, folded, capture)
             return campaign.id  # served from that snapshot on the first request
-        campaign.ledger.attach(self._loader(campaign.id), self.ledger_window)  # stored: page them out
+        campaign.ledger.attach(self._loader(campaign.id), self.ledger_window)  # stored: trim to the window
         with self._cache_lock:
             self._campaigns[campaign.id] = campaign  # cached only once every batch is stored
         self._after_load(campaign.id, campaign)
         return campaign.id
 
-    def snapshot(self, campaign_id: UUID) -> tuple[Campaign, list[Entry]]:
-        """The campaign and a copy of its stored facts' list (consistent: the position is taken
-        under the campaign's lock; stored facts never change, so older ones are read after)."""
-        with self._lock(campaign_id):
-            campaign = self._load(campaign_id)
-            last = campaign.ledger.last_seq
-        loader = self._loader(campaign_id)
-        out: list[Entry] = []
-        for first in range(2, last + 1, LOAD_PAGE):
-            out.extend(loader(first, min(last, first + LOAD_PAGE - 1)))
-        return campaign, out
+    def _stored_entries(self, campaign_id: UUID, ledger: Ledger, seqs: list[int]) -> list[Entry]:
+        """The stored facts at ``seqs`` (ascending): from ``ledger`` where it holds them, the
+        others read from the store in runs (one query for nearby positions, not one each)."""
+        got: dict[int, Entry] = {}
+        missing: list[int] = []
+        for seq in seqs:
+            i = seq - ledger.first_seq
+            if ledger.entries.holds(i):
+                got[seq] = ledger.entry(seq)
+            else:
+                missing.append(seq)
+        k = 0
+        while k < len(missing):
+            j = k
+            while j + 1 < len(missing) and missing[j + 1] - missing[k] < LOAD_PAGE:
+                j += 1
+            wanted = set(missing[k : j + 1])
+            for e in self._read_facts(campaign_id, gt=missing[k] - 1, lte=missing[j]):
+                if e.seq in wanted:
+                    # upcast, as the ledger holds them
+                    e.payload = ledger.catalogue.upcast(e.type, e.version, e.payload)
+                    got[e.seq] = e
+            k = j + 1
+        return [got[seq] for seq in seqs]
+
+    def stored(self, campaign_id: UUID) -> tuple[Campaign, int]:
+        """The campaign as it was created (name, ruleset, starting flags, meta) and the position
+        of its newest stored fact, read from the store without loading or folding the campaign.
+
+        Stored facts never change and a command's facts are stored in one transaction, so the
+        facts up to that position, read afterwards in pages (:meth:`fact_reader`), are a
+        consistent copy: a command stored meanwhile is not part of it (streaming exports).
+        Raises ``NotFound`` for no campaign, or one whose import was never completed."""
+        campaign = self._started(campaign_id)
+        newest = list(self.recorder.select_events(campaign_id, desc=True, limit=1))
+        head = newest[0].originator_version if newest else 1
+        _check_complete(campaign_id, campaign, head)
+        return campaign, head
+
+    def fact_reader(self, campaign_id: UUID) -> EntryLoader:
+        """Reads the campaign's stored facts ``first`` .. ``last`` (inclusive) as ledger entries,
+        at their stored versions (a paged ledger upcasts them)."""
+        return self._loader(campaign_id)
 
     # ----------------------------------------------------------- table actions
     def advance_time(self, campaign_id: UUID, minutes: int) -> Recorded:
@@ -1052,7 +1082,6 @@ class ChronicleApplication(Application[UUID]):
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
 
-
     def key_used(self, campaign_id: UUID, idempotency_key: str) -> bool:
         """Whether a command with this idempotency key was stored (a repeat will be replayed)."""
         with self._lock(campaign_id):
@@ -1090,6 +1119,17 @@ class ChronicleApplication(Application[UUID]):
                 "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
                 "refusals": refusals,
             }
+
+
+def _check_complete(campaign_id: UUID, campaign: Campaign, last: int) -> None:
+    """An import cut short is never served: its campaign says how many facts it expects."""
+    expects = campaign.meta.get(IMPORT_EXPECTS)
+    if expects is not None and last < 1 + int(expects):
+        raise NotFound(
+            f"campaign {campaign_id} was not completely imported "
+            f"({last - 1} of {expects} facts); import the file again",
+            field="campaign",
+        )
 
 
 def check_idempotency_key(key: Any) -> str:
