@@ -96,8 +96,9 @@ def _upto(loader: EntryLoader, head: int) -> EntryLoader:
     return load
 
 
-def load(app: ChronicleApplication, campaign_id: UUID) -> CampaignSource:
-    """The campaign's stored facts up to its newest one now (raises ``NotFound``)."""
+def load(app: ChronicleApplication, campaign_id: UUID, *, page: int = LOAD_PAGE) -> CampaignSource:
+    """The campaign's stored facts up to its newest one now, read ``page`` facts per query
+    (raises ``NotFound``)."""
     campaign, head = app.stored(campaign_id)
     meta = {k: v for k, v in campaign.meta.items() if k != IMPORT_EXPECTS}  # bookkeeping, not the campaign's
     return CampaignSource(
@@ -108,6 +109,7 @@ def load(app: ChronicleApplication, campaign_id: UUID) -> CampaignSource:
         loader=app.fact_reader(campaign_id),
         last=head,
         window=app.ledger_window,
+        page=page,
     )
 
 

@@ -1,0 +1,167 @@
+"""Exports and imports stream (issue 21, P6): an export reads the stored facts a page at a time up
+to the position read when it started, and an import validates with a paged scratch ledger that
+reads older facts back from the file, then stores the facts read back from the file. Neither
+holds the campaign; what they write and store is exactly what holding it wrote and stored.
+(Memory itself is measured by the bench, P6, not here.)"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api.exports import jsonl, service, source
+from api.exports.jsonl import ImportRefused
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from api.service.store import open_application
+from bench.generator import CampaignGenerator
+from domain.ledger import CORRECTED, RECORDED, Ledger
+
+SIZE = 800
+
+
+@cache
+def generated(size: int = SIZE, seed: int = 7) -> tuple[bytes, CampaignGenerator]:
+    """A generated campaign (corrections that orphan later facts included) and its export,
+    written from the generator's own ledger: every fact in memory."""
+    gen = CampaignGenerator(size, seed=seed)
+    for _ in gen.facts():
+        pass
+    held = source.CampaignSource("Streamed", "stellar-winds", {}, {"table": "x"}, gen.ledger)
+    return "".join(jsonl.export_lines(held)).encode(), gen
+
+
+def lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def resign(body: list[bytes]) -> list[bytes]:
+    """A trailer that fits ``body`` (header and facts), so only an edit in it is wrong."""
+    trailer = {"trailer": True, "facts": len(body) - 1, "sha256": hashlib.sha256(b"".join(body)).hexdigest()}
+    return [*body, json.dumps(trailer, sort_keys=True, separators=(",", ":")).encode() + b"\n"]
+
+
+@pytest.fixture
+def tiny(store: Settings) -> ChronicleApplication:
+    """The application with a ledger window of 5 facts: everything older is read back."""
+    app = open_application(dataclasses.replace(store, ledger_window=5))
+    yield app
+    app.close()
+
+
+def test_an_import_and_an_export_in_pages_are_the_whole_campaign_held_in_memory(
+    tiny: ChronicleApplication,
+) -> None:
+    data, gen = generated()
+    assert gen.stats.corrections and gen.ledger.orphans  # corrections that orphan later facts
+    checked = jsonl.read_export(lines(data), window=5)
+    assert checked.ledger is not None and checked.ledger.entries.resident <= 5 + 512 + 4 * 512
+    assert checked.ledger.entries.loads > 0  # the fold read older facts back from the file
+    cid = tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+    streamed = source.load(tiny, cid, page=7)
+    assert "".join(jsonl.export_lines(streamed)).encode() == data
+    # the story formats fold in a paged ledger: the same story as the campaign held in memory
+    held = source.CampaignSource("Streamed", "stellar-winds", {}, {"table": "x"}, gen.ledger)
+    for fmt in ("md", "html"):
+        paged = source.load(tiny, cid, page=7)
+        sel = source.select(paged, first=40, last=SIZE - 20)
+        assert "".join(service.chunks(paged, sel, fmt)) == "".join(  # type: ignore[arg-type]
+            service.chunks(held, source.select(held, first=40, last=SIZE - 20), fmt)  # type: ignore[arg-type]
+        )
+        assert paged.ledger.entries.resident <= 5 + 4 * 512 and paged.ledger.entries.loads > 0
+
+
+def test_an_export_is_the_campaign_at_the_position_read_when_it_started(tiny: ChronicleApplication) -> None:
+    data, _ = generated()
+    cid = service.import_lines(tiny, lines(data))
+    src, sel = service.prepare(tiny, cid)
+    out = service.chunks(src, sel, "jsonl")
+    head = [next(out) for _ in range(10)]
+    tiny.record(cid, "NoteAdded", {"text": "said while the export was running"})
+    exported = "".join(head) + "".join(out)
+    assert exported.encode() == data  # the note is not in it; the trailer counts what was read
+    assert "said while the export" in "".join(service.export(tiny, cid, "jsonl"))
+
+
+@pytest.mark.parametrize("where", [0.3, 0.9])
+def test_a_refusal_anywhere_in_the_file_stores_nothing(tiny: ChronicleApplication, where: float) -> None:
+    data, _ = generated()
+    body = lines(data)[:-1]
+    number = int(len(body) * where)
+    obj = json.loads(body[number - 1])
+    obj["position"] += 1  # a gap: refused at that line, after the fold went through the facts before
+    body[number - 1] = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    before = tiny.recorder.max_notification_id()
+    with pytest.raises(ImportRefused) as err:
+        service.import_lines(tiny, resign(body))
+    assert err.value.line == number and "was expected" in err.value.reason
+    assert tiny.recorder.max_notification_id() == before
+
+
+def test_a_file_changed_after_it_was_validated_is_refused_before_anything_is_stored(
+    tiny: ChronicleApplication, tmp_path: Path
+) -> None:
+    data, _ = generated()
+    path = tmp_path / "campaign.jsonl"
+    path.write_bytes(data)
+    before = tiny.recorder.max_notification_id()
+    with path.open("rb") as handle:
+        checked = jsonl.read_export(handle, window=5)
+        at = data.index(b'"reason":"') + len(b'"reason":"')  # same length, another text
+        with path.open("r+b") as edit:
+            edit.seek(at)
+            edit.write(b"#" if data[at : at + 1] != b"#" else b"%")
+        with pytest.raises(ImportRefused, match="changed while it was being imported"):
+            tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+    assert tiny.recorder.max_notification_id() == before
+
+
+def test_a_file_is_read_in_place_and_lines_are_spooled_alike(tmp_path: Path) -> None:
+    data, _ = generated()
+    path = tmp_path / "campaign.jsonl"
+    path.write_bytes(data)
+    spooled = jsonl.read_export(io.BytesIO(data), window=3)  # not a file: copied to a temporary one
+    assert spooled.spool is not None
+    with path.open("rb") as handle:
+        in_place = jsonl.read_export(handle, window=3)
+        assert in_place.spool is None
+        assert list(in_place.facts) == list(spooled.facts)
+        assert in_place.facts[-1] == spooled.facts[-1] and len(in_place.facts) == len(lines(data)) - 2
+    as_text = jsonl.read_export(data.decode().splitlines(keepends=True), window=3)
+    assert list(as_text.facts) == list(spooled.facts)
+
+
+def _fold(ledger: Ledger) -> tuple[object, ...]:
+    capture = ledger.capture()
+    return (
+        json.dumps(capture.to_json(), sort_keys=True),
+        [
+            (s, t, f, json.dumps(d, sort_keys=True, default=str))
+            for s, t, f, d in capture.point_rows(CORRECTED, set())
+        ],
+        [
+            (s, t, f, json.dumps(d, sort_keys=True, default=str))
+            for s, t, f, d in capture.point_rows(RECORDED, set())
+        ],
+    )
+
+
+@settings(max_examples=8, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.sampled_from([1, 3, 7]), window=st.integers(0, 40))
+def test_validating_in_pages_folds_as_validating_with_every_fact_in_memory(seed: int, window: int) -> None:
+    """The law: the scratch ledger paged over the file (any window) folds what a ledger holding
+    every fact folds -- state, orphans, indexes, both checkpoint series: the import's snapshot."""
+    data, _ = generated(SIZE, seed)
+    paged = jsonl.read_export(lines(data), window=window)
+    whole = jsonl.read_export(lines(data), window=10**9)
+    assert list(paged.facts) == list(whole.facts)
+    assert paged.ledger is not None and whole.ledger is not None
+    assert _fold(paged.ledger) == _fold(whole.ledger)
