@@ -6,6 +6,7 @@ cost); failures exit with the status of their kind (``api.cli.exits``).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -207,31 +208,24 @@ def import_(
 
     settings, app = _open()
     try:
-        # two passes over the file, which stays open: validate (the fold pages older facts
-        # back from the file), then store the facts read back from it in batches
-        with file.open("rb") as handle:
-            with bar(download=True) as shown:
-                task = shown.add_task("validating", total=file.stat().st_size)
-                try:
-                    checked = service.jsonl.read_export(
-                        handle, lambda n: shown.advance(task, n), window=app.ledger_window
-                    )
-                except ImportRefused as exc:
-                    abandon(shown)
-                    fail(f"import refused, nothing stored: {file}: {exc}", Exit.DATA)
-            with bar("facts") as shown:
-                writing = shown.add_task("storing", total=len(checked.facts))
-                try:
-                    cid = app.import_campaign(
-                        checked.header,
-                        checked.facts,
-                        progress=lambda stored: shown.update(writing, completed=stored),
-                        folded=checked.ledger,
-                    )
-                except ImportRefused as exc:  # the file changed after it was validated
-                    abandon(shown)
-                    fail(f"import failed, the campaign is not served: {file}: {exc}", Exit.DATA)
-                token = AccessControl(app).grant_gm(cid)
+        with bar(download=True) as shown, file.open("rb") as handle:
+            task = shown.add_task("validating", total=file.stat().st_size)
+            try:
+                checked = service.jsonl.read_export(
+                    handle, lambda n: shown.advance(task, n), window=app.ledger_window
+                )
+            except ImportRefused as exc:
+                abandon(shown)
+                fail(f"import refused, nothing stored: {file}: {exc}", Exit.DATA)
+        with bar("facts") as shown, contextlib.closing(checked.facts):  # (a temporary file)
+            writing = shown.add_task("storing", total=len(checked.facts))
+            cid = app.import_campaign(
+                checked.header,
+                checked.facts,
+                progress=lambda stored: shown.update(writing, completed=stored),
+                folded=checked.ledger,
+            )
+            token = AccessControl(app).grant_gm(cid)
     finally:
         app.close()
     typer.echo(f"Imported {file} as campaign {cid} on {settings.database.describe()}")

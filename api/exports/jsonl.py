@@ -18,11 +18,10 @@ byte-identical to the original export.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
+import pickle
 import tempfile
-import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -104,29 +103,41 @@ Fact = tuple[str, int, dict[str, Any], dict[str, Any]]  # type, version, payload
 
 
 class CheckedFacts(Sequence[Fact]):
-    """An import's validated facts, read back from the file whenever they are needed.
+    """An import's validated facts, kept on disk instead of in memory.
 
-    None of them is held in memory: the file's byte offsets of each fact's line are kept (8
-    bytes a fact) with the line's CRC-32, so a line read back is the line that was validated (a
-    file changed since is refused: ``ImportRefused``). Each fact is decoded as the validation
-    decoded it: upcast to the catalogue's current version and normalised. Iterating reads the
-    file a block at a time; ``entries`` is the scratch ledger's loader (paged: it reads older
-    facts back from here, not from a store that does not hold them yet).
+    Each fact is written, as the validation decoded it (upcast to the catalogue's current
+    version and normalised), to a private temporary file (deleted when this is closed or
+    collected); only its byte offset stays in memory (8 bytes a fact). What is stored is then
+    exactly what was validated, whatever happens to the input after. Iterating reads the file a
+    block at a time; ``entries`` is the scratch ledger's loader (paged: it reads older facts
+    back from here, not from a store that does not hold them yet).
     """
 
-    BLOCK = 1 << 20  # bytes read at a time when iterating
+    BLOCK = 1 << 20  # bytes read (and written) at a time
 
-    def __init__(self, file: Any, catalogue: Any) -> None:
-        self._file = file  # a binary file that supports fileno() (os.pread: no shared position)
-        self._catalogue = catalogue
-        self._starts = array("q")  # byte offset of each fact's line
-        self._crcs = array("I")  # (4 bytes: a CRC-32 fits)
-        self._end = 0  # byte offset after the last fact's line
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(buffering=0)
+        self._starts = array("q")  # byte offset of each fact
+        self._end = 0  # byte offset after the last fact
+        self._pending = bytearray()  # written at the end of the file, not there yet
 
-    def add(self, start: int, line: bytes) -> None:
-        self._starts.append(start)
-        self._crcs.append(zlib.crc32(line))
-        self._end = start + len(line)
+    def add(self, fact: Fact) -> None:
+        data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)  # (a private file this process wrote)
+        self._starts.append(self._end)
+        self._end += len(data)
+        self._pending += data
+        if len(self._pending) >= self.BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        view = memoryview(self._pending)
+        while view:
+            view = view[self._file.write(view) :]
+        view.release()
+        self._pending.clear()
+
+    def close(self) -> None:
+        self._file.close()
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -134,25 +145,21 @@ class CheckedFacts(Sequence[Fact]):
     def _stop(self, k: int) -> int:
         return self._starts[k] if k < len(self._starts) else self._end
 
-    def _lines(self, i: int, j: int) -> Iterator[tuple[int, bytes]]:
-        """Facts ``i`` .. ``j - 1`` (indexes) as ``(index, line)``, a block of lines at a time."""
+    def _read(self, i: int, j: int) -> Iterator[tuple[int, Fact]]:
+        """Facts ``i`` .. ``j - 1`` (indexes) as ``(index, fact)``, a block at a time."""
+        if self._pending:
+            self._flush()
         fd = self._file.fileno()
         k = i
         while k < j:
-            last = k + 1  # as many whole lines as fit in a block (at least one)
+            last = k + 1  # as many whole facts as fit in a block (at least one)
             while last < j and self._stop(last + 1) - self._starts[k] <= self.BLOCK:
                 last += 1
-            lo, hi = self._starts[k], self._stop(last)
-            block = _pread(fd, hi - lo, lo)
+            lo = self._starts[k]
+            block = _pread(fd, self._stop(last) - lo, lo)
             for n in range(k, last):
-                line = block[self._starts[n] - lo : self._stop(n + 1) - lo]
-                if zlib.crc32(line) != self._crcs[n]:
-                    raise ImportRefused(n + 2, "the file changed while it was being imported")
-                yield n, line
+                yield n, pickle.loads(block[self._starts[n] - lo : self._stop(n + 1) - lo])
             k = last
-
-    def _decode(self, n: int, line: bytes) -> Fact:
-        return _decode(self._catalogue, _parse(n + 2, line))
 
     @overload
     def __getitem__(self, index: int) -> Fact: ...
@@ -167,27 +174,27 @@ class CheckedFacts(Sequence[Fact]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        return next(self._decode(n, line) for n, line in self._lines(index, index + 1))
+        return next(self._read(index, index + 1))[1]
 
     def __iter__(self) -> Iterator[Fact]:
-        for n, line in self._lines(0, len(self)):
-            yield self._decode(n, line)
+        for _, fact in self._read(0, len(self)):
+            yield fact
 
     def entries(self, first: int, last: int) -> list[Entry]:
         """The facts at positions ``first`` .. ``last`` as the validation appended them."""
-        out = []
-        for n, line in self._lines(max(first - 2, 0), min(last - 1, len(self))):
-            fact_type, version, payload, meta = self._decode(n, line)
-            out.append(Entry(n + 2, fact_type, version, payload, meta))
-        return out
+        return [
+            Entry(n + 2, fact_type, version, payload, meta)
+            for n, (fact_type, version, payload, meta) in self._read(
+                max(first - 2, 0), min(last - 1, len(self))
+            )
+        ]
 
 
 @dataclass
 class Validated:
     header: dict[str, Any]
-    facts: CheckedFacts
+    facts: CheckedFacts = field(default_factory=CheckedFacts)  # on disk, see CheckedFacts
     ledger: Ledger | None = None  # the dry run's fold (the import's first snapshot)
-    spool: Any = field(default=None, repr=False)  # the temporary copy of input that was not a file
 
 
 def _pread(fd: int, size: int, offset: int) -> bytes:
@@ -200,17 +207,6 @@ def _pread(fd: int, size: int, offset: int) -> bytes:
         size -= len(got)
         offset += len(got)
     return b"".join(parts)
-
-
-def _seekable_file(lines: Any) -> bool:
-    """Whether ``lines`` is a binary file the reader can read again by offset (else it spools)."""
-    if not isinstance(lines, io.BufferedIOBase | io.RawIOBase):
-        return False
-    try:
-        lines.fileno()
-        return bool(lines.seekable())
-    except (OSError, ValueError):
-        return False
 
 
 def _parse(number: int, raw: bytes | str) -> dict[str, Any]:
@@ -284,86 +280,50 @@ def read_export(
     it was recorded (so corrections must point at facts that exist, rulings must exist before
     they are cited, and so on); the trailer is present, counts the facts and its checksum matches.
 
-    Memory stays flat: the scratch ledger is paged (it keeps about ``window`` facts and reads
-    older ones back from the file), and the facts are not kept (``Validated.facts`` reads them
-    back from the file). ``lines`` is a binary file opened for reading (read again by offset),
-    or any iterable of lines (bytes or text), which is spooled to a temporary file as it is read.
+    Memory stays flat: the validated facts go to a temporary file (``Validated.facts``), and the
+    scratch ledger is paged over it (it keeps about ``window`` facts and reads older ones back).
     """
     digest = hashlib.sha256()
-    spool: Any = None
-    if _seekable_file(lines):
-        file: Any = lines
-        pos = lines.tell()  # type: ignore[attr-defined]
-    else:
-        file = spool = tempfile.TemporaryFile(buffering=0)
-        pos = 0
-    try:
-        return _read(lines, file, spool, pos, digest, progress, window)
-    except BaseException:
-        if spool is not None:
-            spool.close()
-        raise
-
-
-def _read(
-    lines: Iterable[bytes | str],
-    file: Any,
-    spool: Any,
-    pos: int,
-    digest: Any,
-    progress: Callable[[int], None] | None,
-    window: int,
-) -> Validated:
     out: Validated | None = None
     ledger: Ledger | None = None
     trailer: dict[str, Any] | None = None
     number = 0
-    for number, raw in enumerate(lines, start=1):
-        if progress is not None:
-            progress(len(raw))
-        try:
-            data = raw if isinstance(raw, bytes) else raw.encode("utf-8")
-        except UnicodeError:
-            raise ImportRefused(number, "not UTF-8 text") from None
-        start = pos
-        pos += len(data)
-        if spool is not None:
-            _write(spool, data)
-        if trailer is not None:
-            if data.strip():
-                raise ImportRefused(number, "unexpected data after the trailer line")
-            continue
-        obj = _parse(number, data)
-        if out is None:
-            header = _header(obj)
-            ledger = Ledger(get_ruleset(header["ruleset"]), header.get("flags", {}), first_seq=2)
-            out = Validated(header, CheckedFacts(file, ledger.catalogue), spool=spool)
-            ledger.attach(out.facts.entries, window)
-        elif obj.get("trailer") is True:
-            trailer = obj
-            _check_trailer(number, obj, len(out.facts), digest.hexdigest())
-            continue
-        else:
-            assert ledger is not None
-            out.facts.add(start, data)
-            _fact(number, obj, ledger)
-        digest.update(data)
+    try:
+        for number, raw in enumerate(lines, start=1):
+            if progress is not None:
+                progress(len(raw))
+            if trailer is not None:
+                if raw.strip() if isinstance(raw, (bytes, str)) else raw:
+                    raise ImportRefused(number, "unexpected data after the trailer line")
+                continue
+            obj = _parse(number, raw)
+            if out is None:
+                out = Validated(_header(obj))
+                ledger = Ledger(get_ruleset(out.header["ruleset"]), out.header.get("flags", {}), first_seq=2)
+                ledger.attach(out.facts.entries, window)
+            elif obj.get("trailer") is True:
+                trailer = obj
+                _check_trailer(number, obj, len(out.facts), digest.hexdigest())
+                continue
+            else:
+                assert ledger is not None
+                _fact(number, obj, ledger, out.facts)
+            digest.update(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
+    except BaseException:
+        if out is not None:
+            out.facts.close()
+        raise
     if out is None:
         raise ImportRefused(0, "the file is empty")
     out.ledger = ledger
     if trailer is None:
+        out.facts.close()
         raise ImportRefused(
             number + 1,
             f"the file ends after {len(out.facts)} facts without the trailer line: "
             "it is truncated (or not a complete export)",
         )
     return out
-
-
-def _write(spool: Any, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[spool.write(view) :]
 
 
 def _check_trailer(number: int, obj: dict[str, Any], count: int, sha: str) -> None:
@@ -377,7 +337,8 @@ def _check_trailer(number: int, obj: dict[str, Any], count: int, sha: str) -> No
         )
 
 
-def _fact(number: int, obj: dict[str, Any], ledger: Ledger) -> Fact:
+def _fact(number: int, obj: dict[str, Any], ledger: Ledger, facts: CheckedFacts) -> None:
+    """Check one fact line against the catalogue and the fold; keep it (``facts``) and fold it."""
     unknown = set(obj) - FACT_KEYS
     missing = FACT_KEYS - set(obj)
     if unknown or missing:
@@ -407,19 +368,11 @@ def _fact(number: int, obj: dict[str, Any], ledger: Ledger) -> Fact:
         raise ImportRefused(number, "meta must be an object")
     try:
         limits.check_json(meta, "meta")
-        _, _, payload, _ = _decode(catalogue, obj)
+        payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
         ledger.prepare(fact_type, payload, meta)
     except DomainError as exc:
         raise ImportRefused(
             number, f"fact at position {expected} ({fact_type}) is refused: {exc.message}"
         ) from None
+    facts.add((fact_type, current, payload, meta))  # first: the ledger may read it back at once
     ledger.append(Entry(expected, fact_type, current, payload, meta))
-    return fact_type, current, payload, meta
-
-
-def _decode(catalogue: Any, obj: dict[str, Any]) -> Fact:
-    """A fact line's fact as it is stored: upcast to the current version and normalised (the
-    line was checked by ``_fact`` first: this is also how the facts are read back)."""
-    fact_type = obj["type"]
-    payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, obj["version"], obj["payload"]))
-    return fact_type, catalogue.version(fact_type), payload, obj["meta"]

@@ -77,12 +77,11 @@ def import_lines(
 ) -> UUID:
     """Validate a whole JSONL export, then store it as a new campaign (not served until complete).
 
-    Memory stays flat however long the file: the validation folds in a paged scratch ledger
-    (the app's ledger window) and the facts are read back from the file (or from a temporary
-    copy of ``lines`` when they are not a binary file) to be stored, in batches."""
+    Memory stays flat however long the file: the validated facts wait in a temporary file, the
+    validation folds in a scratch ledger paged over it (the app's ledger window), and they are
+    read back from it to be stored, in batches."""
     checked = jsonl.read_export(lines, progress, window=app.ledger_window)
     try:
         return app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
     finally:
-        if checked.spool is not None:
-            checked.spool.close()
+        checked.facts.close()
