@@ -46,6 +46,10 @@ __all__ = [
 logger = logging.getLogger("chronicle.projections")
 
 DEFAULT_BATCH = 500
+# Notifications a follower reads and folds at once when the log has that many pending (a
+# catch-up, a rebuild): committed ``batch_size`` at a time, but folded in one go, so a
+# correction that reaches far back refolds once per look-ahead, not once per batch.
+DEFAULT_LOOKAHEAD = 20_000
 
 
 class Follower:
@@ -55,6 +59,11 @@ class Follower:
     (the API's, in process) or a factory, called again after errors to reconnect.
     ``views`` likewise. ``listen``: a PostgreSQL database whose events channel wakes the
     follower up early (``None``: poll only).
+
+    Each step takes whatever is pending, up to ``lookahead`` notifications (at least
+    ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
+    transaction (:meth:`Batch.split`): a live follower takes every fact written since its last
+    step in one batch; a catch-up folds ``lookahead`` facts per refold.
     """
 
     def __init__(
@@ -63,12 +72,14 @@ class Follower:
         views: ViewStore | Callable[[], ViewStore],
         *,
         batch_size: int = DEFAULT_BATCH,
+        lookahead: int = DEFAULT_LOOKAHEAD,
         idle_interval: float = 0.05,
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
         on_quarantine: Callable[[Failure], None] | None = None,
     ) -> None:
         self.batch_size = batch_size
+        self.lookahead = max(batch_size, lookahead)
         self.idle_interval = idle_interval
         self.max_backoff = max_backoff
         self.listen = listen
@@ -149,34 +160,35 @@ class Follower:
         return self._positions
 
     def step(self, limit: int | None = None) -> int:
-        """Project one batch; return how many notifications it read (0: nothing new)."""
+        """Project what is pending, up to ``limit`` (default ``lookahead``) notifications, in
+        transactions of ``batch_size``; return how many notifications it read (0: nothing new)."""
         positions = self.positions()
         start = min(positions.values())
         notifications = self.application.recorder.select_notifications(
-            start, limit or self.batch_size, inclusive_of_start=False
+            start, limit or self.lookahead, inclusive_of_start=False
         )
         if not notifications:
             return 0
         try:
             batch = self.projector.project(notifications, positions, self._quarantined)
-            written = self.views.write(batch)
+            for part in batch.split([n.id for n in notifications], self.batch_size):
+                if not self.views.write(part):
+                    logger.info(
+                        "tracking or quarantine changed under this follower (another worker, a "
+                        "rebuild or a repair): resyncing"
+                    )
+                    self._positions = None
+                    return len(notifications)
+                for name, (_, new) in part.tracking.items():
+                    positions[name] = new
+                self.events += part.events
+                if part.failed:
+                    self._quarantined = self._quarantined | set(part.failed)
+                    for failure in part.failed.values():
+                        self._report(failure)
         except BaseException:
             self._positions = None  # the ledgers may be ahead of the views now
             raise
-        if not written:
-            logger.info(
-                "tracking or quarantine changed under this follower (another worker, a rebuild or a "
-                "repair): resyncing"
-            )
-            self._positions = None
-            return len(notifications)
-        for name, (_, new) in batch.tracking.items():
-            positions[name] = new
-        self.events += batch.events
-        if batch.failed:
-            self._quarantined = self._quarantined | set(batch.failed)
-            for failure in batch.failed.values():
-                self._report(failure)
         return len(notifications)
 
     def _report(self, failure: Failure) -> None:
@@ -222,7 +234,7 @@ class Follower:
             try:
                 n = self.step()
                 backoff = 0.0
-                if n < self.batch_size:
+                if n < self.lookahead:
                     self._idle()
             except Exception as exc:
                 self.errors += 1

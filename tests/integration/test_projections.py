@@ -112,8 +112,14 @@ def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) ->
         pass
 
 
-def follower_for(store: Settings, app: ChronicleApplication, batch_size: int = 1) -> Follower:
-    return wiring.follower(store, app, batch_size=batch_size)
+def follower_for(
+    store: Settings, app: ChronicleApplication, batch_size: int = 1, lookahead: int | None = None
+) -> Follower:
+    """A follower committing ``batch_size`` notifications per transaction; ``lookahead``: how many
+    it folds at once (default: the product's)."""
+    if lookahead is None:
+        return wiring.follower(store, app, batch_size=batch_size)
+    return wiring.follower(store, app, batch_size=batch_size, lookahead=lookahead)
 
 
 @pytest.fixture
@@ -431,7 +437,7 @@ def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store
     row, and an ended encounter's row follows its participants' effects."""
     cid = register(app)
     sw = StellarWindsCommands(app)
-    follower = follower_for(store, app)
+    follower = follower_for(store, app, lookahead=1)  # one fact folded and written at a time
     try:
         views = follower.views
 
