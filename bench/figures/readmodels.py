@@ -223,7 +223,8 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
         head_go = app.recorder.max_notification_id() or 0
         while probe.position() < head_go:
             if dog.killed or proc.process.poll() is not None or time.monotonic() > deadline:
-                raise OverBudget(f"{budget:.0f} s", partial={"stage": "catching up with the set-up"})
+                late = {"stage": "catching up with the set-up", "killed": dog.killed or "time"}
+                return _live_figures(ctx, cell, tables, len(writers), decode_rate, budget, late)
             time.sleep(0.05)
         cpu0 = _cpu_s(proc.process.pid)
         go.touch()
@@ -289,16 +290,29 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
         "peak_mb": dog.peak_mb,
         "killed": dog.killed,
     }
-    over = None if done else f"{budget:.3g} s"
-    tag = {"store": store.kind, "size": cell.facts}
+    return _live_figures(ctx, cell, tables, len(writers), decode_rate, None if done else budget, detail)
+
+
+def _live_figures(
+    ctx: Context,
+    cell: Cell,
+    tables: int,
+    writers: int,
+    decode_rate: float | None,
+    over_budget: float | None,
+    detail: dict[str, Any],
+) -> list[Figure]:
+    over = None if over_budget is None else f"{over_budget:.3g} s"
+    tag = {"store": cell.store.kind, "size": cell.facts}
     label = "live follow" if not tables else f"live worker, {tables} active tables"
-    capacity = written / worker_cpu if worker_cpu else None
+    cpu, written = detail.get("worker_cpu_s"), detail.get("facts_written")
+    capacity = written / cpu if cpu and written else None
     return [
         Figure(
             "P5",
-            f"{label}: facts/s projected while {len(writers)} writer(s) append (floor: the write rate)",
-            detail["projected_rate"],
-            detail["write_rate"],
+            f"{label}, facts/s projected while {writers} writer(s) append (floor: the write rate)",
+            detail.get("projected_rate"),
+            detail.get("write_rate"),
             "facts/s",
             "facts/s the writers appended (bench.work write, through ChronicleApplication.record)",
             goal=">= 0.95",
@@ -308,7 +322,7 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
         ),
         Figure(
             "P5",
-            f"{label}: worker capacity, facts per worker CPU-second",
+            f"{label}, worker capacity: facts per worker CPU-second",
             capacity,
             decode_rate,
             "facts/s",
@@ -320,8 +334,8 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
         ),
         Figure(
             "P5",
-            f"{label}: lag p99, store head to view tracking (s; p50 and max in the JSON)",
-            detail["lag_p99_s"],
+            f"{label}, lag p99: store head to view tracking (s; p50 and max in the JSON)",
+            detail.get("lag_p99_s"),
             None,
             "s",
             "(reported; polled every 50 ms)",
