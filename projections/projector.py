@@ -294,10 +294,14 @@ class _Shown:
         return True
 
 
-def _digest(row: Mapping[str, Any]) -> int:
-    """A digest of a fact or log row without its notification id (which a rewrite keeps)."""
+def _digest(row: Mapping[str, Any], own_payload: bool = False) -> int:
+    """A digest of a fact or log row without its notification id (which a rewrite keeps).
+    ``own_payload``: the row's payload is the fact's own (not amended), which never changes for
+    a position, so it is left out (it is most of the row's text)."""
     text = json.dumps(
-        [v for k, v in row.items() if k != "notification_id"], default=repr, check_circular=False
+        [v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")],
+        default=repr,
+        check_circular=False,
     )
     return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
 
@@ -496,7 +500,8 @@ class Projector:
                 seq = r.entry.seq
                 try:
                     fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
-                    if "facts" in wanted and facts.changed(seq, _digest(fact)):
+                    own = seq not in res.amended  # then the payload is the fact's own
+                    if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
                         batch.facts[(cid, seq)] = fact
                     if "log" in wanted and log.changed(seq, _digest(line)):
                         batch.log[(cid, seq)] = line
