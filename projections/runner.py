@@ -48,8 +48,10 @@ logger = logging.getLogger("chronicle.projections")
 DEFAULT_BATCH = 500
 # Notifications a follower reads and folds at once when the log has that many pending (a
 # catch-up, a rebuild): committed ``batch_size`` at a time, but folded in one go, so a
-# correction that reaches far back refolds once per look-ahead, not once per batch.
-DEFAULT_LOOKAHEAD = 20_000
+# correction that reaches far back refolds once per look-ahead, not once per batch. Their rows
+# are held until committed: about 2 MB per 1,000 (a 100k rebuild on SQLite: 608 MB peak RSS at
+# 100,000, 476 MB at 20,000, which folded 2.9 facts per fact instead of 1.0 and took 2x the CPU).
+DEFAULT_LOOKAHEAD = 100_000
 
 
 class Follower:
@@ -159,9 +161,10 @@ class Follower:
             self.projector.reset()  # in-memory ledgers must match the position we read from
         return self._positions
 
-    def step(self, limit: int | None = None) -> int:
+    def step(self, limit: int | None = None, committed: Callable[[int], None] | None = None) -> int:
         """Project what is pending, up to ``limit`` (default ``lookahead``) notifications, in
-        transactions of ``batch_size``; return how many notifications it read (0: nothing new)."""
+        transactions of ``batch_size``; return how many notifications it read (0: nothing new).
+        ``committed(position)`` is called after each transaction with the lowest tracking position."""
         positions = self.positions()
         start = min(positions.values())
         notifications = self.application.recorder.select_notifications(
@@ -182,6 +185,8 @@ class Follower:
                 for name, (_, new) in part.tracking.items():
                     positions[name] = new
                 self.events += part.events
+                if committed is not None:
+                    committed(min(positions.values()))
                 if part.failed:
                     self._quarantined = self._quarantined | set(part.failed)
                     for failure in part.failed.values():
@@ -219,12 +224,10 @@ class Follower:
         """Project batches until the log is exhausted; return the notifications read."""
         total = 0
         while True:
-            n = self.step()
+            n = self.step(committed=progress)
             if n == 0:
                 return total
             total += n
-            if progress is not None:
-                progress(min(self.positions().values()))
 
     # --------------------------------------------------------------------- loop
     def run(self) -> None:
@@ -308,6 +311,7 @@ def rebuild(
     projections: Iterable[str] = PROJECTIONS,
     *,
     batch_size: int = DEFAULT_BATCH,
+    lookahead: int = DEFAULT_LOOKAHEAD,
     progress: Callable[[int, int], None] | None = None,
 ) -> RebuildResult:
     """Drop the given projections and rebuild them from the log, ``batch_size`` events per
@@ -322,7 +326,7 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
-    follower = Follower(source, views, batch_size=batch_size)
+    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead)
     try:
         follower.views.reset(names)
         total = follower.application.recorder.max_notification_id() or 0
