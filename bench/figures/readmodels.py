@@ -8,7 +8,7 @@
 - Live follow (the cell's last figures, :func:`run_live`): the real ``chronicle worker`` (default
   batch size) following while writer processes (``bench.work write``) append through the
   product's application for ``live_seconds``: one writer on the cell's campaign, then
-  ``live_tables`` new campaigns shared by ``LIVE_WRITERS`` writers. Figures: facts/s projected
+  ``live_tables`` new campaigns shared by ``LIVE_WRITERS`` writers (4; 1 on SQLite). Figures: facts/s projected
   (from the writers' first fact until the worker caught up) vs the writers' rate; the worker's
   facts per CPU-second vs the decode-only read rate; the lag p99 (store head to tracking, per
   notification, polled every 50 ms).
@@ -35,7 +35,9 @@ from bench.readmodels import TrackingProbe, set_tracking
 from bench.stores import scratch
 
 DECODE = "decode-only read of the campaign's stored events (recorder + mapper), same store"
-LIVE_WRITERS = 4  # writer processes sharing the active tables
+# writer processes sharing the active tables: on SQLite one (its deployment is one process writing
+# one file; several writer processes lock each other out)
+LIVE_WRITERS = {"postgresql": 4, "sqlite": 1}
 
 
 def _watch_tracking(
@@ -174,7 +176,8 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
 
     store = cell.store
     seconds = ctx.plan.live_seconds
-    what = "the cell's campaign, 1 writer" if not tables else f"{tables} tables, {LIVE_WRITERS} writers"
+    n_writers = LIVE_WRITERS.get(store.kind, 1)
+    what = "the cell's campaign, 1 writer" if not tables else f"{tables} tables, {n_writers} writer(s)"
     app = open_application(Settings(database_url=store.url, snapshot_every=0))
     probe = TrackingProbe(store.settings)
     folder = logdir()
@@ -193,9 +196,7 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
             proc.process.pid, ctx.budgets.memory_mb, time.monotonic() + budget + 3 * seconds
         ).start()
         if tables:
-            share = [
-                tables // LIVE_WRITERS + (1 if k < tables % LIVE_WRITERS else 0) for k in range(LIVE_WRITERS)
-            ]
+            share = [tables // n_writers + (1 if k < tables % n_writers else 0) for k in range(n_writers)]
             specs = [[f"new:{n}"] for n in share if n]
         else:
             specs = [[store.campaign_id]]
