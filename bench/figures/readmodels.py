@@ -8,10 +8,10 @@
 - Live follow (the cell's last figures, :func:`run_live`): the real ``chronicle worker`` (default
   batch size) following while writer processes (``bench.work write``) append through the
   product's application for ``live_seconds``: one writer on the cell's campaign, then
-  ``live_tables`` new campaigns shared by ``LIVE_WRITERS`` writers (4; 1 on SQLite). Figures: facts/s projected
-  (from the writers' first fact until the worker caught up) vs the writers' rate; the worker's
-  facts per CPU-second vs the decode-only read rate; the lag p99 (store head to tracking, per
-  notification, polled every 50 ms).
+  ``live_tables`` new campaigns shared by ``LIVE_WRITERS`` writers (4; 1 on SQLite). Figures:
+  facts/s projected (from the writers' first fact until the worker caught up) vs the writers'
+  rate; the worker's facts per CPU-second vs the decode-only read rate; the lag p99 (store head
+  to tracking, per notification, polled every 50 ms).
 
 Over budget (time or memory) the process is killed and the rate it reached is reported as a
 bound: the rebuild's rate falls as the campaign grows, so a partial rate is an upper bound.
