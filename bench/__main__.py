@@ -237,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
                     attempt(out, f"{key} P6", exports.run, ctx, cell)
                     if needs_server:
                         attempt(out, f"{key} server", requests.run, ctx, cell, baseline)
+                    # last: the writers append to the campaign and add campaigns to the store
+                    attempt(out, f"{key} P5 live", readmodels.run_live, ctx, cell)
             except Exception as exc:
                 failures[key] = f"{type(exc).__name__}: {exc}"
                 traceback.print_exc()

@@ -131,7 +131,9 @@ class Plan:
     writers_50: int = 100  # mutations from 50 writers (2 each)
     queries: int = 30  # of each query kind
     as_of_positions: int = 5
-    follow_facts: int = 60  # facts the live follower is timed on
+    follow_facts: int = 60  # facts the live follower is timed on, one per batch (per-fact latency)
+    live_seconds: float = 20.0  # seconds the writers write while the worker follows
+    live_tables: int = 100  # active tables of the "live worker with 100 active tables" figure
     subscribers: int = 200
     sub_rounds: int = 10
     smoke: bool = False
@@ -147,6 +149,8 @@ class Plan:
             queries=5,
             as_of_positions=2,
             follow_facts=30,
+            live_seconds=4.0,
+            live_tables=8,
             subscribers=5,
             sub_rounds=2,
             smoke=True,

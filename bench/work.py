@@ -13,6 +13,9 @@ Tasks:
   events (recorder + mapper, no rules) against the product's load + fold, interleaved.
 - ``rows``: the raw row-writes floor of the read models: the same row shapes the projector
   writes, written with plain ``executemany`` (psycopg / sqlite3), 500 facts per transaction.
+- ``write``: a writer for the live-follow figures: a fight on each of its campaigns (existing
+  ones, or new ones it creates), then damage, turn ends and turn starts round-robin over them
+  through the product's ``ChronicleApplication.record`` for a given time.
 """
 
 from __future__ import annotations
@@ -114,7 +117,93 @@ def rows(emit: Emit, kind: str, url: str, path: str, batch: int = 500, sample: i
     emit({"facts": len(facts), "seconds": took, "rows": shapes.count})
 
 
-TASKS = {"load": load, "fold": fold, "rows": rows}
+# ---------------------------------------------------------------------------- write
+def _table(app: Any, cid: UUID, tag: str) -> tuple[str, list[str]]:
+    """Three tough monsters in a running encounter, initiative settled and a turn started (the
+    campaign's own running encounter, if any, ended first): what a writer plays on."""
+    record = app.record
+    running = app.ledger(cid).state.active_encounter
+    if running:
+        record(cid, "EncounterEnded", {"encounter_id": running, "outcome": "cut"})
+    brutes = [f"live-{tag}-{k}" for k in range(3)]
+    for k, b in enumerate(brutes):
+        record(
+            cid,
+            "CreatureRegistered",
+            {
+                "creature_id": b,
+                "name": f"Live Brute {tag}.{k}",
+                "kind": "monster",
+                "level": 5,
+                "abilities": {"str": 16, "con": 16, "dex": 12, "int": 8, "wis": 10, "cha": 8},
+                "max_hp": 100_000,
+                "defenses": {"ac": 18, "fort": 16, "ref": 16, "will": 14},
+            },
+        )
+    eid = f"live-{tag}"
+    record(cid, "EncounterStarted", {"encounter_id": eid, "name": f"Live {tag}", "participants": brutes})
+    for k, b in enumerate(brutes):
+        roll = app.roll("1d20", faces=[20 - 2 * k])
+        record(cid, "InitiativeRolled", {"encounter_id": eid, "creature": b, "roll": roll})
+    record(cid, "TurnStarted", {"encounter_id": eid})
+    return eid, brutes
+
+
+def write(
+    emit: Emit, url: str, campaigns: list[str], seconds: float, tag: str, go: str = "", rate: float = 0.0
+) -> None:
+    """A writer: sets up a fight on each of ``campaigns`` (``campaigns == ["new:N"]``: N new
+    campaigns), says ``ready``, waits for the file ``go`` to exist, then plays round-robin over them for
+    ``seconds`` -- a point of damage, every fourth action the end of the turn and the start of
+    the next -- as fast as it can (``rate`` > 0: at most that many actions a second)."""
+    from api.service.settings import Settings
+    from api.service.store import open_application
+    from domain.errors import DomainError
+
+    app = open_application(Settings(database_url=url))
+    try:
+        if campaigns and campaigns[0].startswith("new:"):
+            ids = [app.create_campaign(f"Live table {tag}.{k}") for k in range(int(campaigns[0][4:]))]
+        else:
+            ids = [UUID(c) for c in campaigns]
+        tables = [(cid, *_table(app, cid, f"{tag}{k}")) for k, cid in enumerate(ids)]
+        emit({"ready": len(tables)})
+        while go and not Path(go).exists():
+            time.sleep(0.01)
+        began = time.perf_counter()
+        facts = refused = actions = 0
+        while time.perf_counter() - began < seconds:
+            cid, eid, brutes = tables[actions % len(tables)]
+            turn = actions // len(tables)
+            try:
+                if turn % 4 == 3:
+                    app.record(cid, "TurnEnded", {"encounter_id": eid})
+                    app.record(cid, "TurnStarted", {"encounter_id": eid})
+                    facts += 2
+                else:
+                    target = brutes[turn % len(brutes)]
+                    app.record(cid, "DamageTaken", {"target": target, "roll": None, "amount": 1, "types": []})
+                    facts += 1
+            except DomainError:
+                refused += 1
+            actions += 1
+            if rate > 0:
+                ahead = actions / rate - (time.perf_counter() - began)
+                if ahead > 0:
+                    time.sleep(ahead)
+        emit(
+            {
+                "campaigns": [str(c) for c in ids],
+                "facts": facts,
+                "refused": refused,
+                "seconds": time.perf_counter() - began,
+            }
+        )
+    finally:
+        app.close()
+
+
+TASKS = {"load": load, "fold": fold, "rows": rows, "write": write}
 
 
 def main(argv: list[str]) -> int:

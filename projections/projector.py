@@ -158,6 +158,62 @@ class Batch:
         part.log = {k: v for k, v in self.log.items() if k[0] == campaign_id}
         return part
 
+    def split(self, ids: Sequence[int], size: int) -> list[Batch]:
+        """This batch as consecutive batches of at most ``size`` of its notifications (``ids``:
+        the notification ids it was projected from, in order), each moving the tracking over its
+        own notifications, so each can commit on its own (a transaction per ``size``
+        notifications) though all were folded at once.
+
+        Each fact's history and log rows go with the batch of its notification; everything
+        else goes with the first: the rows of earlier facts a correction in the batch rewrote,
+        the creature and encounter rows (the state after the last notification: the first
+        commit may show a state up to the last of ``ids``, never one behind its tracking), the
+        deletions and the quarantines. The batches after the first expect those quarantines.
+        A batch whose projections were not all at one position is not split."""
+        starts = {expected for expected, _ in self.tracking.values()}
+        if len(ids) <= size or len(starts) != 1:
+            return [self]
+        floor = next(iter(starts))
+        ids = [i for i in ids if i > floor]
+        bounds = [ids[min(k + size, len(ids)) - 1] for k in range(0, len(ids), size)]
+        if len(bounds) < 2:
+            return [self]
+        names = list(self.tracking)
+        parts: list[Batch] = []
+        later = frozenset(self.quarantined | set(self.failed))
+        before = floor
+        for k, bound in enumerate(bounds):
+            part = Batch(
+                tracking={p: (before, bound) for p in names},
+                events=min(size, len(ids) - k * size),
+                quarantined=self.quarantined if k == 0 else later,
+            )
+            before = bound
+            parts.append(part)
+        first = parts[0]
+        first.creatures, first.encounters = self.creatures, self.encounters
+        first.creatures_gone, first.encounters_gone = self.creatures_gone, self.encounters_gone
+        first.replaced, first.failed, first.starts = self.replaced, self.failed, self.starts
+        first.events += self.events - len(ids)  # duplicates at or below the tracking, if any
+
+        def part_of(nid: int | None) -> Batch:
+            if nid is None or nid <= bounds[0]:
+                return first
+            lo, hi = 0, len(bounds) - 1  # the first bound at or above nid
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if bounds[mid] < nid:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return parts[lo]
+
+        for key, row in self.facts.items():
+            part_of(row.get("notification_id")).facts[key] = row
+        for key, row in self.log.items():
+            part_of(row.get("notification_id")).log[key] = row
+        return parts
+
     def drop(self, campaign_id: str) -> None:
         """Forget one campaign's rows."""
         for rows in (self.creatures, self.encounters, self.creatures_gone, self.encounters_gone):
@@ -238,10 +294,14 @@ class _Shown:
         return True
 
 
-def _digest(row: Mapping[str, Any]) -> int:
-    """A digest of a fact or log row without its notification id (which a rewrite keeps)."""
+def _digest(row: Mapping[str, Any], own_payload: bool = False) -> int:
+    """A digest of a fact or log row without its notification id (which a rewrite keeps).
+    ``own_payload``: the row's payload is the fact's own (not amended), which never changes for
+    a position, so it is left out (it is most of the row's text)."""
     text = json.dumps(
-        [v for k, v in row.items() if k != "notification_id"], default=repr, check_circular=False
+        [v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")],
+        default=repr,
+        check_circular=False,
     )
     return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
 
@@ -440,7 +500,8 @@ class Projector:
                 seq = r.entry.seq
                 try:
                     fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
-                    if "facts" in wanted and facts.changed(seq, _digest(fact)):
+                    own = seq not in res.amended  # then the payload is the fact's own
+                    if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
                         batch.facts[(cid, seq)] = fact
                     if "log" in wanted and log.changed(seq, _digest(line)):
                         batch.log[(cid, seq)] = line

@@ -46,6 +46,12 @@ __all__ = [
 logger = logging.getLogger("chronicle.projections")
 
 DEFAULT_BATCH = 500
+# Notifications a follower reads and folds at once when the log has that many pending (a
+# catch-up, a rebuild): committed ``batch_size`` at a time, but folded in one go, so a
+# correction that reaches far back refolds once per look-ahead, not once per batch. Their rows
+# are held until committed: about 2 MB per 1,000 (a 100k rebuild on SQLite: 608 MB peak RSS at
+# 100,000, 476 MB at 20,000, which folded 2.9 facts per fact instead of 1.0 and took 2x the CPU).
+DEFAULT_LOOKAHEAD = 100_000
 
 
 class Follower:
@@ -55,6 +61,11 @@ class Follower:
     (the API's, in process) or a factory, called again after errors to reconnect.
     ``views`` likewise. ``listen``: a PostgreSQL database whose events channel wakes the
     follower up early (``None``: poll only).
+
+    Each step takes whatever is pending, up to ``lookahead`` notifications (at least
+    ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
+    transaction (:meth:`Batch.split`): a live follower takes every fact written since its last
+    step in one batch; a catch-up folds ``lookahead`` facts per refold.
     """
 
     def __init__(
@@ -63,12 +74,14 @@ class Follower:
         views: ViewStore | Callable[[], ViewStore],
         *,
         batch_size: int = DEFAULT_BATCH,
+        lookahead: int = DEFAULT_LOOKAHEAD,
         idle_interval: float = 0.05,
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
         on_quarantine: Callable[[Failure], None] | None = None,
     ) -> None:
         self.batch_size = batch_size
+        self.lookahead = max(batch_size, lookahead)
         self.idle_interval = idle_interval
         self.max_backoff = max_backoff
         self.listen = listen
@@ -148,35 +161,39 @@ class Follower:
             self.projector.reset()  # in-memory ledgers must match the position we read from
         return self._positions
 
-    def step(self, limit: int | None = None) -> int:
-        """Project one batch; return how many notifications it read (0: nothing new)."""
+    def step(self, limit: int | None = None, committed: Callable[[int], None] | None = None) -> int:
+        """Project what is pending, up to ``limit`` (default ``lookahead``) notifications, in
+        transactions of ``batch_size``; return how many notifications it read (0: nothing new).
+        ``committed(position)`` is called after each transaction with the lowest tracking position."""
         positions = self.positions()
         start = min(positions.values())
         notifications = self.application.recorder.select_notifications(
-            start, limit or self.batch_size, inclusive_of_start=False
+            start, limit or self.lookahead, inclusive_of_start=False
         )
         if not notifications:
             return 0
         try:
             batch = self.projector.project(notifications, positions, self._quarantined)
-            written = self.views.write(batch)
+            for part in batch.split([n.id for n in notifications], self.batch_size):
+                if not self.views.write(part):
+                    logger.info(
+                        "tracking or quarantine changed under this follower (another worker, a "
+                        "rebuild or a repair): resyncing"
+                    )
+                    self._positions = None
+                    return len(notifications)
+                for name, (_, new) in part.tracking.items():
+                    positions[name] = new
+                self.events += part.events
+                if committed is not None:
+                    committed(min(positions.values()))
+                if part.failed:
+                    self._quarantined = self._quarantined | set(part.failed)
+                    for failure in part.failed.values():
+                        self._report(failure)
         except BaseException:
             self._positions = None  # the ledgers may be ahead of the views now
             raise
-        if not written:
-            logger.info(
-                "tracking or quarantine changed under this follower (another worker, a rebuild or a "
-                "repair): resyncing"
-            )
-            self._positions = None
-            return len(notifications)
-        for name, (_, new) in batch.tracking.items():
-            positions[name] = new
-        self.events += batch.events
-        if batch.failed:
-            self._quarantined = self._quarantined | set(batch.failed)
-            for failure in batch.failed.values():
-                self._report(failure)
         return len(notifications)
 
     def _report(self, failure: Failure) -> None:
@@ -207,12 +224,10 @@ class Follower:
         """Project batches until the log is exhausted; return the notifications read."""
         total = 0
         while True:
-            n = self.step()
+            n = self.step(committed=progress)
             if n == 0:
                 return total
             total += n
-            if progress is not None:
-                progress(min(self.positions().values()))
 
     # --------------------------------------------------------------------- loop
     def run(self) -> None:
@@ -222,7 +237,7 @@ class Follower:
             try:
                 n = self.step()
                 backoff = 0.0
-                if n < self.batch_size:
+                if n < self.lookahead:
                     self._idle()
             except Exception as exc:
                 self.errors += 1
@@ -296,6 +311,7 @@ def rebuild(
     projections: Iterable[str] = PROJECTIONS,
     *,
     batch_size: int = DEFAULT_BATCH,
+    lookahead: int = DEFAULT_LOOKAHEAD,
     progress: Callable[[int, int], None] | None = None,
 ) -> RebuildResult:
     """Drop the given projections and rebuild them from the log, ``batch_size`` events per
@@ -310,7 +326,7 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
-    follower = Follower(source, views, batch_size=batch_size)
+    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead)
     try:
         follower.views.reset(names)
         total = follower.application.recorder.max_notification_id() or 0

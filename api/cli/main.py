@@ -157,6 +157,16 @@ def _listen(host: str, port: int) -> socket.socket:
 @app.command()
 def worker(
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
+    lookahead: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=1_000_000,
+            help="Events folded at once when that many are pending (then committed --batch-size at a "
+            "time): a larger look-ahead refolds less after corrections that reach far back, and holds "
+            "their rows in memory (about 2 MB per 1,000).",
+        ),
+    ] = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (not imported: the CLI starts fast)
 ) -> None:
     """Keep the read models current (catch up, then follow).
 
@@ -172,7 +182,7 @@ def worker(
         settings = Settings.from_env()
         if settings.database.kind == "memory":
             raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
-        runner = follower(settings, batch_size=batch_size)
+        runner = follower(settings, batch_size=batch_size, lookahead=lookahead)
         runner.views.tracking()  # fail fast on a bad configuration
     except ConfigError as exc:
         _config_error(exc)
@@ -207,6 +217,16 @@ def rebuild(
         ),
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
+    lookahead: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=1_000_000,
+            help="Events folded at once when that many are pending (then committed --batch-size at a "
+            "time): a larger look-ahead refolds less after corrections that reach far back, and holds "
+            "their rows in memory (about 2 MB per 1,000).",
+        ),
+    ] = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (not imported: the CLI starts fast)
 ) -> None:
     """Drop read models and rebuild them from the event log (or repair one campaign)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -255,7 +275,9 @@ def rebuild(
             except RebuildFailed as exc:
                 fail(f"{exc}; it stays quarantined", Exit.ERROR)
         else:
-            result = rebuild_views(settings, names, batch_size=batch_size, progress=progress)
+            result = rebuild_views(
+                settings, names, batch_size=batch_size, lookahead=lookahead, progress=progress
+            )
     if campaign_id is not None:
         typer.echo(
             f"Rebuilt campaign {one.campaign_id}: {one.facts} events in {one.seconds:.2f}s; "

@@ -78,20 +78,25 @@ def catch_up(runner: Follower, log: logging.Logger) -> int:
     try:
         if shown is not None:
             shown.start()
-        while not runner.stopping.is_set():
-            try:
-                if runner.step() == 0:
-                    break
-                done = min(runner.positions().values()) - start
-            except Exception as exc:
-                log.warning("catch-up interrupted: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
-                break
+
+        def committed(position: int) -> None:  # after each transaction of a step
+            nonlocal done, reported
+            done = position - start
             total = max(behind, done)  # facts keep arriving while it catches up
             if shown is not None and task is not None:
                 shown.update(task, completed=done, total=total)
             elif reported is None or time.monotonic() - reported >= REPORT_EVERY:
                 reported = time.monotonic()
                 log.info("catching up: %d of %d events", done, total, extra={"done": done, "total": total})
+
+        while not runner.stopping.is_set():
+            try:
+                if runner.step(committed=committed) == 0:
+                    break
+                done = min(runner.positions().values()) - start
+            except Exception as exc:
+                log.warning("catch-up interrupted: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
+                break
     finally:
         if shown is not None:
             shown.stop()

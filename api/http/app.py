@@ -67,7 +67,11 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Read models: in process for the embedded SQLite store; `chronicle worker` for PostgreSQL.
-        projections = views.follower(settings, chronicle) if views.in_process(settings) else None
+        # The in-process follower shares the server's memory: a catch-up holds the rows of at most
+        # 10,000 facts (about 20 MB; `chronicle worker` holds 100,000 to refold less).
+        projections = (
+            views.follower(settings, chronicle, lookahead=10_000) if views.in_process(settings) else None
+        )
         if projections is not None:
             projections.start()
         try:

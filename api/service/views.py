@@ -25,7 +25,13 @@ from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
 from projections.projector import PROJECTIONS, Failure
-from projections.runner import DEFAULT_BATCH, CampaignRebuildResult, Follower, RebuildResult
+from projections.runner import (
+    DEFAULT_BATCH,
+    DEFAULT_LOOKAHEAD,
+    CampaignRebuildResult,
+    Follower,
+    RebuildResult,
+)
 from projections.runner import rebuild as rebuild_views
 from projections.runner import rebuild_campaign as rebuild_one
 from projections.storage import PostgresViews, SQLiteViews, ViewStore, views_path
@@ -72,13 +78,20 @@ def rebuild(
     projections: Iterable[str] = PROJECTIONS,
     *,
     batch_size: int = DEFAULT_BATCH,
+    lookahead: int = DEFAULT_LOOKAHEAD,
     application: ChronicleApplication | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> RebuildResult:
-    """Drop ``projections`` and rebuild them from the log, ``batch_size`` events per transaction."""
+    """Drop ``projections`` and rebuild them from the log, ``batch_size`` events per transaction
+    (folded ``lookahead`` at a time)."""
     source = application if application is not None else (lambda: open_application(settings))
     return rebuild_views(
-        source, lambda: open_views(settings), projections, batch_size=batch_size, progress=progress
+        source,
+        lambda: open_views(settings),
+        projections,
+        batch_size=batch_size,
+        lookahead=lookahead,
+        progress=progress,
     )
 
 

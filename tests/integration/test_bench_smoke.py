@@ -100,7 +100,7 @@ def test_a_measurement_over_its_budget_is_killed_and_reported_as_a_miss(tmp_path
     unused = "postgresql://nobody@127.0.0.1:1/none"
     run, result = _bench(unused, tmp_path, "--store", "sqlite", "--only", "P5", "--budget-process", "0.2")
     p5 = [f for f in result["figures"] if f["id"] == "P5"]
-    assert {f["name"].split(",")[0] for f in p5} >= {"read-model rebuild", "live follow"}
+    assert {f["name"].split(",")[0] for f in p5} >= {"read-model rebuild", "live follow", "live worker"}
     for f in p5:
         assert f["passed"] is False and f["verdict"].startswith("MISS (> budget 0."), f
         assert f["detail"]["killed"] == "time", f

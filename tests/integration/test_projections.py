@@ -112,8 +112,14 @@ def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) ->
         pass
 
 
-def follower_for(store: Settings, app: ChronicleApplication, batch_size: int = 1) -> Follower:
-    return wiring.follower(store, app, batch_size=batch_size)
+def follower_for(
+    store: Settings, app: ChronicleApplication, batch_size: int = 1, lookahead: int | None = None
+) -> Follower:
+    """A follower committing ``batch_size`` notifications per transaction; ``lookahead``: how many
+    it folds at once (default: the product's)."""
+    if lookahead is None:
+        return wiring.follower(store, app, batch_size=batch_size)
+    return wiring.follower(store, app, batch_size=batch_size, lookahead=lookahead)
 
 
 @pytest.fixture
@@ -431,7 +437,7 @@ def test_a_fact_writes_only_the_rows_it_changes(app: ChronicleApplication, store
     row, and an ended encounter's row follows its participants' effects."""
     cid = register(app)
     sw = StellarWindsCommands(app)
-    follower = follower_for(store, app)
+    follower = follower_for(store, app, lookahead=1)  # one fact folded and written at a time
     try:
         views = follower.views
 
@@ -589,5 +595,82 @@ def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
         incremental = follower.views.dump(written_at=False)
         wiring.rebuild(store, application=app)
         assert follower.views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
+
+
+@hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    actions=st.lists(st.tuples(ops, st.booleans()), min_size=1, max_size=20),
+    batch_size=st.integers(1, 6),
+    lookahead=st.integers(1, 30),
+    limits=st.lists(st.integers(1, 12), min_size=1, max_size=8),
+)
+def test_rows_are_the_same_however_the_facts_are_batched(
+    store: Settings, actions: list[tuple[Op, bool]], batch_size: int, lookahead: int, limits: list[int]
+) -> None:
+    """Folding the log in pages or at once is the same fold: a follower that reads random
+    numbers of notifications at a time (``step(limit)``, between random table actions, with
+    corrections among them), folds up to ``lookahead`` at once and commits ``batch_size`` per
+    transaction (:meth:`Batch.split`) ends with exactly the rows of a rebuild that folds the
+    whole log at once and commits it in one transaction, and those are the application's views."""
+    application = open_application(store)
+    follower = follower_for(store, application, batch_size=batch_size, lookahead=lookahead)
+    try:
+        cid = register(application)
+        state: dict[str, Any] = {"damage": [], "revocations": [], "ruling": 0}
+        steps = iter(limits * (len(actions) + 1))
+        for op, follow in actions:
+            play(application, cid, op, state)
+            if follow:
+                follower.step(next(steps))
+        follower.catch_up()
+        views = follower.views
+        check_against_application(application, views, cid)
+        paged = views.dump(written_at=False)
+        head = application.recorder.max_notification_id()
+        once = Follower(application, views, batch_size=head, lookahead=head)
+        views.reset()
+        assert once.step() == head
+        assert views.tracking_position() == head
+        assert views.dump(written_at=False) == paged
+    finally:
+        follower.close()
+        application.close()
+
+
+def test_a_split_batch_commits_each_fact_with_its_own_notification(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A look-ahead folded at once is committed ``batch_size`` notifications per transaction:
+    each transaction moves the tracking over its own notifications and carries those facts'
+    rows; the creature and encounter rows (the state after the look-ahead) go with the first."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    for _ in range(6):
+        sw.deal_damage(cid, "vex", amount=1)
+    follower = follower_for(store, app, batch_size=3, lookahead=100)
+    moves: list[tuple[int, int]] = []
+    facts: list[set[int]] = []
+    creatures: list[int] = []
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        (move,) = set(batch.tracking.values())
+        moves.append(move)
+        facts.append({seq for _, seq in batch.facts})
+        creatures.append(sum(len(rows) for rows in batch.creatures.values()))
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        head = app.recorder.max_notification_id()
+        assert follower.step() == head
+        assert [m[1] for m in moves] == [3, 6, 9, head][: len(moves)] and moves[-1][1] == head
+        assert [m[0] for m in moves] == [0] + [m[1] for m in moves[:-1]]
+        assert facts[0] == {2, 3} and facts[1] == {4, 5, 6}  # the creation (1) is no fact
+        assert creatures[0] == 3 and not any(creatures[1:])
+        assert follower.views.tracking_position() == head
+        check_against_application(app, follower.views, cid)
     finally:
         follower.close()
