@@ -462,7 +462,8 @@ def partial_state(cls: type, d: Delta) -> Any:
 
 def delta_of_state(part: Any, gone: Iterable[str] = (), gone_encounters: Iterable[str] = ()) -> Delta:
     """The delta a loaded partial state stands for (the inverse of :func:`partial_state`)."""
-    slots = {n: getattr(part, n) for n in slot_names(type(part)) if n not in _TABLE}
+    derived = getattr(part, "DERIVED", ())
+    slots = {n: getattr(part, n) for n in slot_names(type(part)) if n not in _TABLE and n not in derived}
     return Delta(dict(part.creatures), dict(part.encounters), slots, tuple(gone), tuple(gone_encounters))
 
 
@@ -511,4 +512,6 @@ def rebuild(ruleset: Any, rows: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[
         orphans = orphans[:keep] + [(int(s), str(r)) for s, r in data["orphans"]["add"]]
     if state is None:
         raise ValueError("no rows")
+    if hasattr(state, "derive"):
+        state.derive()  # the deltas persisted no derived slot: rebuild them for the whole state
     return state, OrphanLog(orphans).view()

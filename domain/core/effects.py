@@ -90,7 +90,7 @@ def add(state: Any, target: Any, effect: Effect) -> Effect:
     """Put ``effect`` on ``target`` (the state's own copy) with a new effect id; returns it."""
     effect = {"effect_id": state.new_effect_id(), **effect, "target": target.id}
     target.effects = [*target.effects, effect]
-    state.holders[target.id] = None
+    state.hold(target.id, effect)
     return effect
 
 

@@ -110,7 +110,25 @@ class TableState:
     ended ones are shared between clones: nothing changes them); ``holders`` lists, in the
     order they first got one, the creatures that may carry effects, so turn boundaries scan
     these rather than every creature the campaign ever met.
+
+    A long campaign leaves many creatures holding effects nobody will end (a monster that fled
+    still burning, save ends), so a turn boundary must not scan every holder either. Two
+    *derived* slots (:data:`DERIVED`: never persisted, rebuilt by :meth:`derive`) keep the cost
+    of a boundary independent of the campaign's length, without changing what any rule sees:
+
+    * ``watch``: the holders that may have stopped carrying effects (or died) since they were
+      last checked: every holder whose creature object is not shared (it may change in place),
+      every holder a handler took as its own (:meth:`own`) or gave an effect (:meth:`hold`).
+      A shared creature object never changes (copy-on-write), so a holder checked while shared
+      needs no new check until it is owned again. :meth:`with_effects` forgets exactly the
+      holders it forgot when it checked every one of them (the order of ``holders``, which
+      reports follow, is unchanged).
+    * ``anchors``: anchor creature id -> the holders that carry or carried an effect whose
+      duration names that anchor (a superset, pruned when read): :meth:`anchored` gives the
+      creatures a boundary of that anchor's turn may end effects on.
     """
+
+    DERIVED = ("watch", "anchors", "known")
 
     __slots__ = (
         "flags",
@@ -121,6 +139,9 @@ class TableState:
         "holders",
         "fact_seq",
         "fact_effects",
+        "watch",
+        "anchors",
+        "known",
     )
 
     def __init__(self, flags: dict[str, Any]) -> None:
@@ -134,6 +155,28 @@ class TableState:
         self.fact_seq = 0
         self.fact_effects = 0
         self.holders: dict[str, None] = {}
+        self.watch: dict[str, None] = {}
+        self.anchors: dict[str, tuple[str, ...]] = {}
+        self.known = 0  # len(holders) as this bookkeeping last saw it (a direct write changes it)
+
+    def derive(self) -> None:
+        """Rebuild the derived slots from ``holders`` and the creatures (after loading a state)."""
+        self.watch = dict.fromkeys(self.holders)
+        self._index_anchors()
+        self.known = len(self.holders)
+
+    def _index_anchors(self) -> None:
+        anchors: dict[str, tuple[str, ...]] = {}
+        creatures = self.creatures
+        for hid in self.holders:
+            c = creatures.get(hid)
+            for e in getattr(c, "effects", None) or ():
+                a = e["duration"].get("anchor")
+                if a is not None:
+                    ids = anchors.get(a, ())
+                    if hid not in ids:
+                        anchors[a] = (*ids, hid)
+        self.anchors = anchors
 
     def clone(self: S) -> S:
         """A copy that shares creatures until one side changes them (copy-on-write)."""
@@ -159,21 +202,86 @@ class TableState:
         if c.shared:
             c = c.clone()
             self.creatures[cid] = c
+        if cid in self.holders:
+            self.watch[cid] = None
         return c
 
+    def hold(self, cid: str, effect: dict[str, Any]) -> None:
+        """``cid`` (this state's own copy) was given ``effect``: list it among the holders."""
+        holders = self.holders
+        if len(holders) != self.known:
+            self.derive()  # someone wrote ``holders`` directly (a ruleset plugin): take it as it is
+        if cid not in holders:
+            holders[cid] = None
+            self.known += 1
+        self.watch[cid] = None
+        a = effect["duration"].get("anchor") if isinstance(effect.get("duration"), dict) else None
+        if a is not None:
+            anchors = self.anchors
+            ids = anchors.get(a, ())
+            if cid not in ids:
+                anchors[a] = (*ids, cid)
+                if len(anchors) > 2 * len(holders) + 32:
+                    self._index_anchors()  # forget anchors whose turns no longer end anything
     def new_effect_id(self) -> str:
         self.fact_effects += 1
         return f"e{self.fact_seq}" if self.fact_effects == 1 else f"e{self.fact_seq}.{self.fact_effects}"
 
     def with_effects(self) -> list[Any]:
         """The living creatures that carry any effect (forgetting those that no longer do)."""
-        found = []
-        for cid in list(self.holders):
-            c = self.creatures.get(cid)
+        self._prune()
+        creatures = self.creatures
+        return [creatures[cid] for cid in self.holders]
+
+    def _prune(self) -> None:
+        """Forget the holders that no longer carry an effect or died, as a check of every
+        holder would: only the watched ones can have changed since they were last checked."""
+        holders = self.holders
+        if len(holders) != self.known:
+            self.derive()
+        watch = self.watch
+        if not watch:
+            return
+        creatures = self.creatures
+        for cid in list(watch):
+            if cid not in holders:
+                del watch[cid]
+                continue
+            c = creatures.get(cid)
             if c is None or not getattr(c, "effects", None) or getattr(c, "life", None) == "dead":
-                del self.holders[cid]
+                del holders[cid]
+                del watch[cid]
+            elif c.shared:
+                del watch[cid]  # it cannot change until owned again (which watches it)
+        self.known = len(holders)
+
+    def anchored(self, cid: str) -> list[Any]:
+        """What ``[c for c in self.with_effects() if effects.anchored_to(c, cid)]`` gives (the
+        living creatures carrying an effect timed by ``cid``'s turns, in the holders' order,
+        forgetting the holders that no longer carry any), without reading every holder."""
+        self._prune()
+        ids = self.anchors.get(cid)
+        if not ids:
+            return []
+        holders, creatures = self.holders, self.creatures
+        found, keep = [], []
+        for hid in ids:
+            c = creatures.get(hid) if hid in holders else None
+            if c is None:
+                continue
+            for e in c.effects:
+                if e["duration"].get("anchor") == cid:
+                    found.append(c)
+                    keep.append(hid)
+                    break
+        if len(keep) != len(ids):
+            if keep:
+                self.anchors[cid] = tuple(keep)
             else:
-                found.append(c)
+                del self.anchors[cid]
+        if len(found) > 1:
+            rank = {h: i for i, h in enumerate(holders)}
+            found.sort(key=lambda c: rank[c.id])
         return found
 
     @property
@@ -311,8 +419,9 @@ def dump_table(state: TableState) -> dict[str, Any]:
     creature and encounter is dumped on its own, so a state holding only some of them (a
     checkpoint delta) dumps just those."""
     table = {}
+    derived = getattr(state, "DERIVED", ())
     for name in _slots(type(state)):
-        if name not in ("creatures", "encounters"):
+        if name not in ("creatures", "encounters") and name not in derived:
             table[name] = to_plain(getattr(state, name))  # a few small values: always tagged form
     return {
         "table": table,
@@ -337,6 +446,8 @@ def load_table(
     state.encounters = (
         {eid: load_object(encounter, e) for eid, e in data["encounters"].items()} if encounter else {}
     )
+    if hasattr(state, "derive"):
+        state.derive()  # the derived slots are never persisted (``TableState.DERIVED``)
     missing = [n for n in slots if not hasattr(state, n)]
     if missing:
         raise ValueError(f"{cls.__name__} data lacks {', '.join(missing)}")

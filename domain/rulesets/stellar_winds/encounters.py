@@ -163,9 +163,7 @@ class StellarWindsEncounters(core.Rules):
         if regen:
             out["regeneration"] = regen
         ended = []
-        for other in state.with_effects():
-            if not _anchored_to(other, cid):
-                continue
+        for other in state.anchored(cid):
             ended += _drop(
                 state,
                 other,
@@ -187,9 +185,7 @@ class StellarWindsEncounters(core.Rules):
             out["aftereffects_began"] = started
         lapsed: list[dict[str, Any]] = []
         ended: list[dict[str, Any]] = []
-        for other in state.with_effects():
-            if not _anchored_to(other, cid):
-                continue  # both kinds below end only effects anchored to this creature's turn
+        for other in state.anchored(cid):  # both kinds below end only effects anchored to its turn
             lapsed += _drop(
                 state,
                 other,
@@ -209,7 +205,7 @@ class StellarWindsEncounters(core.Rules):
     def turn_delayed(self, state: Any, enc: Encounter, cid: str, ctx: Any) -> dict[str, Any]:
         """SW-11: beneficial "until the end of your next turn" effects end at the moment you delay."""
         ended: list[dict[str, Any]] = []
-        for other in state.with_effects():
+        for other in state.anchored(cid):  # (an effect due at the end of cid's turn is anchored to it)
             ended += _drop(state, other, lambda e: bool(e.get("beneficial")) and _due_at_end(e, cid, enc))
         return {"effects_ended": ended}
 
@@ -328,7 +324,6 @@ def _due_at_end(e: dict[str, Any], cid: str, enc: Encounter) -> bool:
 
 
 _start_pending = core_effects.begin_pending
-_anchored_to = core_effects.anchored_to
 
 
 def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
