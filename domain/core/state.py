@@ -223,6 +223,7 @@ class TableState:
                 anchors[a] = (*ids, cid)
                 if len(anchors) > 2 * len(holders) + 32:
                     self._index_anchors()  # forget anchors whose turns no longer end anything
+
     def new_effect_id(self) -> str:
         self.fact_effects += 1
         return f"e{self.fact_seq}" if self.fact_effects == 1 else f"e{self.fact_seq}.{self.fact_effects}"
