@@ -96,7 +96,8 @@ def add(state: Any, target: Any, effect: Effect) -> Effect:
 
 def find(state: Any, effect_id: str) -> tuple[Any, Effect]:
     """The creature carrying an effect (the state's own copy, safe to change) and the effect."""
-    for c in state.with_effects():
+    c = state.carrier(effect_id)
+    if c is not None:
         for i, e in enumerate(c.effects):
             if e["effect_id"] == effect_id:
                 owned = state.own(c.id)

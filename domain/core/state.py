@@ -126,9 +126,13 @@ class TableState:
     * ``anchors``: anchor creature id -> the holders that carry or carried an effect whose
       duration names that anchor (a superset, pruned when read): :meth:`anchored` gives the
       creatures a boundary of that anchor's turn may end effects on.
+    * ``kinds``: for the duration kinds somebody asked about (:meth:`holding`), the holders
+      that carry or carried an effect of that kind (a superset, pruned when read).
+    * ``carriers``: effect id -> the holder it was last given to (:meth:`carrier`: an effect id
+      is unique among the effects in force).
     """
 
-    DERIVED = ("watch", "anchors", "known")
+    DERIVED = ("watch", "anchors", "kinds", "carriers", "known")
 
     __slots__ = (
         "flags",
@@ -141,6 +145,8 @@ class TableState:
         "fact_effects",
         "watch",
         "anchors",
+        "kinds",
+        "carriers",
         "known",
     )
 
@@ -157,26 +163,40 @@ class TableState:
         self.holders: dict[str, None] = {}
         self.watch: dict[str, None] = {}
         self.anchors: dict[str, tuple[str, ...]] = {}
+        self.kinds: dict[str, tuple[str, ...]] = {}
+        self.carriers: dict[str, str] = {}
         self.known = 0  # len(holders) as this bookkeeping last saw it (a direct write changes it)
 
     def derive(self) -> None:
         """Rebuild the derived slots from ``holders`` and the creatures (after loading a state)."""
         self.watch = dict.fromkeys(self.holders)
+        self.kinds = {}
         self._index_anchors()
         self.known = len(self.holders)
 
     def _index_anchors(self) -> None:
         anchors: dict[str, tuple[str, ...]] = {}
+        kinds: dict[str, tuple[str, ...]] = {k: () for k in self.kinds}
+        carriers: dict[str, str] = {}
         creatures = self.creatures
         for hid in self.holders:
             c = creatures.get(hid)
             for e in getattr(c, "effects", None) or ():
-                a = e["duration"].get("anchor")
+                carriers[e["effect_id"]] = hid
+                d = e.get("duration")
+                if not isinstance(d, dict):
+                    continue
+                a = d.get("anchor")
                 if a is not None:
                     ids = anchors.get(a, ())
                     if hid not in ids:
                         anchors[a] = (*ids, hid)
+                tracked = kinds.get(d.get("kind"))  # type: ignore[arg-type]
+                if tracked is not None and hid not in tracked:
+                    kinds[d["kind"]] = (*tracked, hid)
         self.anchors = anchors
+        self.kinds = kinds
+        self.carriers = carriers
 
     def clone(self: S) -> S:
         """A copy that shares creatures until one side changes them (copy-on-write)."""
@@ -215,14 +235,21 @@ class TableState:
             holders[cid] = None
             self.known += 1
         self.watch[cid] = None
-        a = effect["duration"].get("anchor") if isinstance(effect.get("duration"), dict) else None
-        if a is not None:
-            anchors = self.anchors
-            ids = anchors.get(a, ())
-            if cid not in ids:
-                anchors[a] = (*ids, cid)
-                if len(anchors) > 2 * len(holders) + 32:
-                    self._index_anchors()  # forget anchors whose turns no longer end anything
+        carriers = self.carriers
+        carriers[effect["effect_id"]] = cid
+        d = effect.get("duration")
+        if isinstance(d, dict):
+            a = d.get("anchor")
+            if a is not None:
+                anchors = self.anchors
+                ids = anchors.get(a, ())
+                if cid not in ids:
+                    anchors[a] = (*ids, cid)
+            tracked = self.kinds.get(d.get("kind"))  # type: ignore[arg-type]
+            if tracked is not None and cid not in tracked:
+                self.kinds[d["kind"]] = (*tracked, cid)
+        if len(carriers) > 4 * len(holders) + 64 or len(self.anchors) > 2 * len(holders) + 32:
+            self._index_anchors()  # forget effects that ended, anchors whose turns end nothing
 
     def new_effect_id(self) -> str:
         self.fact_effects += 1
@@ -255,6 +282,43 @@ class TableState:
             elif c.shared:
                 del watch[cid]  # it cannot change until owned again (which watches it)
         self.known = len(holders)
+
+    def carrier(self, effect_id: str) -> Any:
+        """What ``next((c for c in self.with_effects() if effect_id is on c), None)`` gives,
+        without reading every holder."""
+        self._prune()
+        hid = self.carriers.get(effect_id)
+        if hid is not None and hid in self.holders:
+            c = self.creatures.get(hid)
+            if c is not None and any(e["effect_id"] == effect_id for e in c.effects):
+                return c
+        for c in self.with_effects():  # not where it was put: look everywhere (rare)
+            if any(e["effect_id"] == effect_id for e in c.effects):
+                return c
+        return None
+
+    def holding(self, *kinds: str) -> list[Any]:
+        """What ``[c for c in self.with_effects() if c carries an effect of one of these
+        duration kinds]`` gives (in the holders' order, forgetting the holders that no longer
+        carry any effect), without reading every holder once a kind has been asked about."""
+        self._prune()
+        holders, creatures, index = self.holders, self.creatures, self.kinds
+        found: dict[str, Any] = {}
+        for k in kinds:
+            ids = index.get(k)
+            if ids is None:  # first time asked: from now on :meth:`hold` keeps it
+                ids = tuple(h for h in holders if any(_kind(e) == k for e in creatures[h].effects))
+            keep = []
+            for hid in ids:
+                c = creatures.get(hid) if hid in holders else None
+                if c is not None and any(_kind(e) == k for e in c.effects):
+                    keep.append(hid)
+                    found[hid] = c
+            index[k] = tuple(keep)
+        if len(found) > 1:
+            rank = {h: i for i, h in enumerate(holders)}
+            return sorted(found.values(), key=lambda c: rank[c.id])
+        return list(found.values())
 
     def anchored(self, cid: str) -> list[Any]:
         """What ``[c for c in self.with_effects() if effects.anchored_to(c, cid)]`` gives (the
@@ -291,6 +355,11 @@ class TableState:
 
 
 S = TypeVar("S", bound=TableState)
+
+
+def _kind(e: dict[str, Any]) -> Any:
+    d = e.get("duration")
+    return d.get("kind") if isinstance(d, dict) else None
 
 
 def changed_creatures(before: TableState, after: TableState) -> list[str]:

@@ -2,8 +2,10 @@
 campaign).
 
 ``TableState.anchored`` (turn boundaries read only the holders of effects timed by that
-creature's turns) and the watched pruning of ``holders`` replace scans of every creature that
-ever held an effect. The law: folding with them gives exactly what folding with the scans gives
+creature's turns), ``TableState.holding`` (by duration kind: rounds, rests),
+``TableState.carrier`` (finding an effect by its id) and the watched pruning of ``holders``
+replace scans of every creature that ever held an effect. The law: folding with them gives
+exactly what folding with the scans gives
 -- every outcome, every orphan, the state and the order of ``holders`` (which reports follow).
 """
 
@@ -49,14 +51,34 @@ def _scan_anchored(self: Any, cid: str) -> list[Any]:
     return [c for c in self.with_effects() if core_effects.anchored_to(c, cid)]
 
 
+def _scan_carrier(self: Any, effect_id: str) -> Any:
+    """What finding an effect did: the first living holder carrying it."""
+    return next((c for c in self.with_effects() if any(e["effect_id"] == effect_id for e in c.effects)), None)
+
+
+def _scan_holding(self: Any, *kinds: str) -> list[Any]:
+    """What rounds and rests did: every living holder, those with an effect of these kinds."""
+    return [c for c in self.with_effects() if any(e["duration"].get("kind") in kinds for e in c.effects)]
+
+
+SCANS = {
+    "_prune": _scan_prune,
+    "anchored": _scan_anchored,
+    "carrier": _scan_carrier,
+    "holding": _scan_holding,
+}
+
+
 @contextmanager
 def scanning() -> Iterator[None]:
-    saved = TableState._prune, TableState.anchored
-    TableState._prune, TableState.anchored = _scan_prune, _scan_anchored  # type: ignore[method-assign]
+    saved = {name: getattr(TableState, name) for name in SCANS}
+    for name, scan in SCANS.items():
+        setattr(TableState, name, scan)
     try:
         yield
     finally:
-        TableState._prune, TableState.anchored = saved  # type: ignore[method-assign]
+        for name, method in saved.items():
+            setattr(TableState, name, method)
 
 
 def fold(entries: list[Entry]) -> tuple[list[Any], Any]:

@@ -115,7 +115,7 @@ class StellarWindsEncounters(core.Rules):
 
     def surprise_determined(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
         """B-SW-19: the Surprised condition lasts until the surprise round ends."""
-        for c in state.with_effects():
+        for c in state.holding("surprise_round"):
             _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         for cid in enc.surprised:
             effects.apply(
@@ -136,11 +136,11 @@ class StellarWindsEncounters(core.Rules):
         encounter" ends after 5 minutes (the round limit), and a sustained effect can be
         sustained for at most 5 minutes."""
         if enc.round == 1:
-            for c in state.with_effects():
+            for c in state.holding("surprise_round"):
                 _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         limit = int(state.flags["sw.end_of_encounter_rounds"])
         ended: list[dict[str, Any]] = []
-        for c in state.with_effects():
+        for c in state.holding("end_of_encounter", "sustained"):  # (no other holder has one to end)
             ended += _drop(
                 state,
                 c,

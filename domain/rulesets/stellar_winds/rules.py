@@ -403,7 +403,7 @@ def _rest(kind: str) -> Handler:
             )
             sustaining = [
                 e
-                for other in state.with_effects()
+                for other in state.holding("sustained")
                 for e in other.effects
                 # the sustainer is the duration's anchor, else the source (as EffectSustained reads it)
                 if e["duration"].get("kind") == "sustained"
