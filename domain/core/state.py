@@ -19,6 +19,8 @@ silently corrupting a checkpoint.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import islice
 from typing import Any, TypeVar
 
 GUARD = False  # tests turn this on: changing a shared creature raises
@@ -130,9 +132,12 @@ class TableState:
       that carry or carried an effect of that kind (a superset, pruned when read).
     * ``carriers``: effect id -> the holder it was last given to (:meth:`carrier`: an effect id
       is unique among the effects in force).
+    * ``memo``: a ruleset's own derived values (immutable ones: a clone copies the dictionary,
+      not its values), e.g. the ids of the creatures of a kind that never changes, extended as
+      creatures are registered (:meth:`registered`).
     """
 
-    DERIVED = ("watch", "anchors", "kinds", "carriers", "known")
+    DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo")
 
     __slots__ = (
         "flags",
@@ -148,6 +153,7 @@ class TableState:
         "kinds",
         "carriers",
         "known",
+        "memo",
     )
 
     def __init__(self, flags: dict[str, Any]) -> None:
@@ -165,12 +171,14 @@ class TableState:
         self.anchors: dict[str, tuple[str, ...]] = {}
         self.kinds: dict[str, tuple[str, ...]] = {}
         self.carriers: dict[str, str] = {}
+        self.memo: dict[str, Any] = {}
         self.known = 0  # len(holders) as this bookkeeping last saw it (a direct write changes it)
 
     def derive(self) -> None:
         """Rebuild the derived slots from ``holders`` and the creatures (after loading a state)."""
         self.watch = dict.fromkeys(self.holders)
         self.kinds = {}
+        self.memo = {}
         self._index_anchors()
         self.known = len(self.holders)
 
@@ -296,6 +304,19 @@ class TableState:
             if any(e["effect_id"] == effect_id for e in c.effects):
                 return c
         return None
+
+    def registered(self, name: str, pred: Callable[[Any], bool]) -> tuple[str, ...]:
+        """The ids of the creatures ``pred`` selects, in the creatures' order, for a ``pred``
+        of what a creature is from its registration on (its kind: never changed). Creatures
+        are only ever added to a state, so this reads only those registered since last asked."""
+        creatures = self.creatures
+        seen, ids = self.memo.get(name, (0, ()))
+        if seen > len(creatures):
+            seen, ids = 0, ()
+        if seen < len(creatures):
+            ids = (*ids, *(cid for cid, c in islice(creatures.items(), seen, None) if pred(c)))
+            self.memo[name] = (len(creatures), ids)
+        return ids  # type: ignore[no-any-return]
 
     def holding(self, *kinds: str) -> list[Any]:
         """What ``[c for c in self.with_effects() if c carries an effect of one of these

@@ -3,7 +3,8 @@ campaign).
 
 ``TableState.anchored`` (turn boundaries read only the holders of effects timed by that
 creature's turns), ``TableState.holding`` (by duration kind: rounds, rests),
-``TableState.carrier`` (finding an effect by its id) and the watched pruning of ``holders``
+``TableState.carrier`` (finding an effect by its id), ``TableState.registered`` (who rests
+when nobody is named) and the watched pruning of ``holders``
 replace scans of every creature that ever held an effect. The law: folding with them gives
 exactly what folding with the scans gives
 -- every outcome, every orphan, the state and the order of ``holders`` (which reports follow).

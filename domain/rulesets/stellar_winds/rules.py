@@ -373,9 +373,15 @@ def creature_raised(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
 
 
 # ------------------------------------------------------------- rests and time
+def _is_pc(c: Creature) -> bool:
+    return c.is_pc
+
+
 def _participants(state: SWState, p: dict[str, Any]) -> list[Creature]:
     if p["participants"] is None:
-        return [state.own(cid) for cid, c in state.creatures.items() if c.life != "dead" and c.is_pc]
+        creatures = state.creatures
+        pcs = state.registered("pcs", _is_pc)
+        return [state.own(cid) for cid in pcs if creatures[cid].life != "dead"]
     return [creature(state, cid, "participants") for cid in p["participants"]]
 
 
