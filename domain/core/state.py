@@ -199,9 +199,10 @@ class TableState:
                     ids = anchors.get(a, ())
                     if hid not in ids:
                         anchors[a] = (*ids, hid)
-                tracked = kinds.get(d.get("kind"))  # type: ignore[arg-type]
-                if tracked is not None and hid not in tracked:
-                    kinds[d["kind"]] = (*tracked, hid)
+                for k in (d.get("kind"), PENDING if e.get("pending") else None):
+                    tracked = kinds.get(k)  # type: ignore[arg-type]
+                    if tracked is not None and hid not in tracked:
+                        kinds[k] = (*tracked, hid)  # type: ignore[index]
         self.anchors = anchors
         self.kinds = kinds
         self.carriers = carriers
@@ -256,6 +257,10 @@ class TableState:
             tracked = self.kinds.get(d.get("kind"))  # type: ignore[arg-type]
             if tracked is not None and cid not in tracked:
                 self.kinds[d["kind"]] = (*tracked, cid)
+        if effect.get("pending"):
+            tracked = self.kinds.get(PENDING)
+            if tracked is not None and cid not in tracked:
+                self.kinds[PENDING] = (*tracked, cid)
         if len(carriers) > 4 * len(holders) + 64 or len(self.anchors) > 2 * len(holders) + 32:
             self._index_anchors()  # forget effects that ended, anchors whose turns end nothing
 
@@ -328,11 +333,11 @@ class TableState:
         for k in kinds:
             ids = index.get(k)
             if ids is None:  # first time asked: from now on :meth:`hold` keeps it
-                ids = tuple(h for h in holders if any(_kind(e) == k for e in creatures[h].effects))
+                ids = tuple(h for h in holders if any(_is(e, k) for e in creatures[h].effects))
             keep = []
             for hid in ids:
                 c = creatures.get(hid) if hid in holders else None
-                if c is not None and any(_kind(e) == k for e in c.effects):
+                if c is not None and any(_is(e, k) for e in c.effects):
                     keep.append(hid)
                     found[hid] = c
             index[k] = tuple(keep)
@@ -378,9 +383,19 @@ class TableState:
 S = TypeVar("S", bound=TableState)
 
 
+PENDING = "(pending)"
+"""For :meth:`TableState.holding`: the holders of an aftereffect waiting for its turn's end
+(an effect marked ``pending``; give it to :meth:`TableState.hold` once marked)."""
+
+
 def _kind(e: dict[str, Any]) -> Any:
     d = e.get("duration")
     return d.get("kind") if isinstance(d, dict) else None
+
+
+def _is(e: dict[str, Any], k: str) -> bool:
+    """Whether effect ``e`` is of duration kind ``k`` (or pending, for :data:`PENDING`)."""
+    return bool(e.get("pending")) if k == PENDING else _kind(e) == k
 
 
 def changed_creatures(before: TableState, after: TableState) -> list[str]:

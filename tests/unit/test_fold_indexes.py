@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from bench.generator import CampaignGenerator
 from domain.checkpoints import OrphanLog
 from domain.core import effects as core_effects
-from domain.core.state import TableState
+from domain.core.state import PENDING, TableState
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
 
@@ -58,8 +58,13 @@ def _scan_carrier(self: Any, effect_id: str) -> Any:
 
 
 def _scan_holding(self: Any, *kinds: str) -> list[Any]:
-    """What rounds and rests did: every living holder, those with an effect of these kinds."""
-    return [c for c in self.with_effects() if any(e["duration"].get("kind") in kinds for e in c.effects)]
+    """What rounds, rests and encounter ends did: every living holder, those with an effect of
+    these kinds (or a pending one)."""
+
+    def of(e: dict[str, Any]) -> bool:
+        return any(bool(e.get("pending")) if k == PENDING else e["duration"].get("kind") == k for k in kinds)
+
+    return [c for c in self.with_effects() if any(of(e) for e in c.effects)]
 
 
 SCANS = {

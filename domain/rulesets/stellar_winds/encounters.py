@@ -34,6 +34,7 @@ from domain import dice
 from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
+from domain.core.state import PENDING
 from domain.errors import InvalidInput, RuleViolation
 from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
@@ -221,7 +222,8 @@ class StellarWindsEncounters(core.Rules):
             "surprise_round",
             *(k for k in effects.TURN_DURATIONS if k != "sustained"),
         )
-        for c in state.with_effects():
+        # (a holder with no pending effect and none of these kinds has nothing to change)
+        for c in state.holding(PENDING, *gone, "sustained"):
             _start_pending(state, c)
             ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
             if any(e["duration"].get("kind") == "sustained" for e in c.effects):
@@ -480,6 +482,7 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 c.effects = [
                     {**x, "pending": True} if x["effect_id"] == after["effect_id"] else x for x in c.effects
                 ]
+                state.hold(c.id, next(x for x in c.effects if x["effect_id"] == after["effect_id"]))
             out["aftereffect"] = {**after, "pending": enc is not None}
     return out
 
