@@ -190,12 +190,17 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
     """The delta from ``before`` to ``after`` (two checkpoints of one fold), or None when a
     delta cannot reproduce ``after`` exactly (something was removed: dictionary order)."""
     bc, ac = before.creatures, after.creatures
-    creatures = {cid: c for cid, c in ac.items() if not _alike(bc.get(cid), c)}
+    get = bc.get
+    # identity first (copy-on-write: most creatures are the very same object), by value after
+    creatures = {cid: c for cid, c in ac.items() if get(cid) is not c}
+    creatures = {cid: c for cid, c in creatures.items() if not _alike(get(cid), c)}
     new = sum(1 for cid in creatures if cid not in bc)
     if len(ac) - new != len(bc):
         return None
     be, ae = before.encounters, after.encounters
-    encounters = {eid: e for eid, e in ae.items() if not _alike(be.get(eid), e)}
+    get = be.get
+    encounters = {eid: e for eid, e in ae.items() if get(eid) is not e}
+    encounters = {eid: e for eid, e in encounters.items() if not _alike(get(eid), e)}
     new = sum(1 for eid in encounters if eid not in be)
     if len(ae) - new != len(be):
         return None
@@ -462,7 +467,8 @@ def partial_state(cls: type, d: Delta) -> Any:
 
 def delta_of_state(part: Any, gone: Iterable[str] = (), gone_encounters: Iterable[str] = ()) -> Delta:
     """The delta a loaded partial state stands for (the inverse of :func:`partial_state`)."""
-    slots = {n: getattr(part, n) for n in slot_names(type(part)) if n not in _TABLE}
+    derived = getattr(part, "DERIVED", ())
+    slots = {n: getattr(part, n) for n in slot_names(type(part)) if n not in _TABLE and n not in derived}
     return Delta(dict(part.creatures), dict(part.encounters), slots, tuple(gone), tuple(gone_encounters))
 
 
@@ -511,4 +517,6 @@ def rebuild(ruleset: Any, rows: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[
         orphans = orphans[:keep] + [(int(s), str(r)) for s, r in data["orphans"]["add"]]
     if state is None:
         raise ValueError("no rows")
+    if hasattr(state, "derive"):
+        state.derive()  # the deltas persisted no derived slot: rebuild them for the whole state
     return state, OrphanLog(orphans).view()

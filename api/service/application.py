@@ -313,6 +313,13 @@ class ChronicleApplication(Application[UUID]):
                 campaign.version = batch[-1].seq
                 campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
             loaded += len(batch)
+            if loaded >= FREEZE_AFTER:
+                # The same, page by page while a long load goes on: each full collection the
+                # allocations trigger would otherwise walk every fact loaded so far (at 100k
+                # facts they took 8 of a 35 s cold load); after the first, each of these
+                # walks only the page just read.
+                gc.collect()
+                gc.freeze()
             if len(batch) < LOAD_PAGE:
                 break
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)

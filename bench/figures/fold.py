@@ -64,16 +64,19 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
             **tag,
         )
     ]
-    first = _smallest.setdefault(cell.store.kind, (n, per_fact))
+    # Flatness is judged on load + fold: from FREEZE_AFTER (20,000) facts the product folds
+    # inside the load (application._cold_load), so ``fold_s`` alone is ~0 there.
+    full_per_fact = full / n * 1e6
+    first = _smallest.setdefault(cell.store.kind, (n, full_per_fact))
     if first[0] < n:
         out.append(
             Figure(
                 "P2",
-                f"fold only, per fact, vs the same at {first[0]:,} facts (us/fact)",
-                per_fact,
+                f"load + fold, per fact, vs the same at {first[0]:,} facts (us/fact)",
+                full_per_fact,
                 first[1],
                 "us/fact",
-                f"fold-only cost per fact of the {first[0]:,}-fact campaign, same store, same run",
+                f"load + fold cost per fact of the {first[0]:,}-fact campaign, same store, same run",
                 goal="<= 1.2",
                 samples=len(floors.samples),
                 **tag,

@@ -90,13 +90,14 @@ def add(state: Any, target: Any, effect: Effect) -> Effect:
     """Put ``effect`` on ``target`` (the state's own copy) with a new effect id; returns it."""
     effect = {"effect_id": state.new_effect_id(), **effect, "target": target.id}
     target.effects = [*target.effects, effect]
-    state.holders[target.id] = None
+    state.hold(target.id, effect)
     return effect
 
 
 def find(state: Any, effect_id: str) -> tuple[Any, Effect]:
     """The creature carrying an effect (the state's own copy, safe to change) and the effect."""
-    for c in state.with_effects():
+    c = state.carrier(effect_id)
+    if c is not None:
         for i, e in enumerate(c.effects):
             if e["effect_id"] == effect_id:
                 owned = state.own(c.id)

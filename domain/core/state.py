@@ -19,6 +19,8 @@ silently corrupting a checkpoint.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import islice
 from typing import Any, TypeVar
 
 GUARD = False  # tests turn this on: changing a shared creature raises
@@ -110,7 +112,32 @@ class TableState:
     ended ones are shared between clones: nothing changes them); ``holders`` lists, in the
     order they first got one, the creatures that may carry effects, so turn boundaries scan
     these rather than every creature the campaign ever met.
+
+    A long campaign leaves many creatures holding effects nobody will end (a monster that fled
+    still burning, save ends), so a turn boundary must not scan every holder either. Two
+    *derived* slots (:data:`DERIVED`: never persisted, rebuilt by :meth:`derive`) keep the cost
+    of a boundary independent of the campaign's length, without changing what any rule sees:
+
+    * ``watch``: the holders that may have stopped carrying effects (or died) since they were
+      last checked: every holder whose creature object is not shared (it may change in place),
+      every holder a handler took as its own (:meth:`own`) or gave an effect (:meth:`hold`).
+      A shared creature object never changes (copy-on-write), so a holder checked while shared
+      needs no new check until it is owned again. :meth:`with_effects` forgets exactly the
+      holders it forgot when it checked every one of them (the order of ``holders``, which
+      reports follow, is unchanged).
+    * ``anchors``: anchor creature id -> the holders that carry or carried an effect whose
+      duration names that anchor (a superset, pruned when read): :meth:`anchored` gives the
+      creatures a boundary of that anchor's turn may end effects on.
+    * ``kinds``: for the duration kinds somebody asked about (:meth:`holding`), the holders
+      that carry or carried an effect of that kind (a superset, pruned when read).
+    * ``carriers``: effect id -> the holder it was last given to (:meth:`carrier`: an effect id
+      is unique among the effects in force).
+    * ``memo``: a ruleset's own derived values (immutable ones: a clone copies the dictionary,
+      not its values), e.g. the ids of the creatures of a kind that never changes, extended as
+      creatures are registered (:meth:`registered`).
     """
+
+    DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo")
 
     __slots__ = (
         "flags",
@@ -121,6 +148,12 @@ class TableState:
         "holders",
         "fact_seq",
         "fact_effects",
+        "watch",
+        "anchors",
+        "kinds",
+        "carriers",
+        "known",
+        "memo",
     )
 
     def __init__(self, flags: dict[str, Any]) -> None:
@@ -134,6 +167,45 @@ class TableState:
         self.fact_seq = 0
         self.fact_effects = 0
         self.holders: dict[str, None] = {}
+        self.watch: dict[str, None] = {}
+        self.anchors: dict[str, tuple[str, ...]] = {}
+        self.kinds: dict[str, tuple[str, ...]] = {}
+        self.carriers: dict[str, str] = {}
+        self.memo: dict[str, Any] = {}
+        self.known = 0  # len(holders) as this bookkeeping last saw it (a direct write changes it)
+
+    def derive(self) -> None:
+        """Rebuild the derived slots from ``holders`` and the creatures (after loading a state)."""
+        self.watch = dict.fromkeys(self.holders)
+        self.kinds = {}
+        self.memo = {}
+        self._index_anchors()
+        self.known = len(self.holders)
+
+    def _index_anchors(self) -> None:
+        anchors: dict[str, tuple[str, ...]] = {}
+        kinds: dict[str, tuple[str, ...]] = {k: () for k in self.kinds}
+        carriers: dict[str, str] = {}
+        creatures = self.creatures
+        for hid in self.holders:
+            c = creatures.get(hid)
+            for e in getattr(c, "effects", None) or ():
+                carriers[e["effect_id"]] = hid
+                d = e.get("duration")
+                if not isinstance(d, dict):
+                    continue
+                a = d.get("anchor")
+                if a is not None:
+                    ids = anchors.get(a, ())
+                    if hid not in ids:
+                        anchors[a] = (*ids, hid)
+                for k in (d.get("kind"), PENDING if e.get("pending") else None):
+                    tracked = kinds.get(k)  # type: ignore[arg-type]
+                    if tracked is not None and hid not in tracked:
+                        kinds[k] = (*tracked, hid)  # type: ignore[index]
+        self.anchors = anchors
+        self.kinds = kinds
+        self.carriers = carriers
 
     def clone(self: S) -> S:
         """A copy that shares creatures until one side changes them (copy-on-write)."""
@@ -159,7 +231,38 @@ class TableState:
         if c.shared:
             c = c.clone()
             self.creatures[cid] = c
+        if cid in self.holders:
+            self.watch[cid] = None
         return c
+
+    def hold(self, cid: str, effect: dict[str, Any]) -> None:
+        """``cid`` (this state's own copy) was given ``effect``: list it among the holders."""
+        holders = self.holders
+        if len(holders) != self.known:
+            self.derive()  # someone wrote ``holders`` directly (a ruleset plugin): take it as it is
+        if cid not in holders:
+            holders[cid] = None
+            self.known += 1
+        self.watch[cid] = None
+        carriers = self.carriers
+        carriers[effect["effect_id"]] = cid
+        d = effect.get("duration")
+        if isinstance(d, dict):
+            a = d.get("anchor")
+            if a is not None:
+                anchors = self.anchors
+                ids = anchors.get(a, ())
+                if cid not in ids:
+                    anchors[a] = (*ids, cid)
+            tracked = self.kinds.get(d.get("kind"))  # type: ignore[arg-type]
+            if tracked is not None and cid not in tracked:
+                self.kinds[d["kind"]] = (*tracked, cid)
+        if effect.get("pending"):
+            tracked = self.kinds.get(PENDING)
+            if tracked is not None and cid not in tracked:
+                self.kinds[PENDING] = (*tracked, cid)
+        if len(carriers) > 4 * len(holders) + 64 or len(self.anchors) > 2 * len(holders) + 32:
+            self._index_anchors()  # forget effects that ended, anchors whose turns end nothing
 
     def new_effect_id(self) -> str:
         self.fact_effects += 1
@@ -167,13 +270,109 @@ class TableState:
 
     def with_effects(self) -> list[Any]:
         """The living creatures that carry any effect (forgetting those that no longer do)."""
-        found = []
-        for cid in list(self.holders):
-            c = self.creatures.get(cid)
+        self._prune()
+        creatures = self.creatures
+        return [creatures[cid] for cid in self.holders]
+
+    def _prune(self) -> None:
+        """Forget the holders that no longer carry an effect or died, as a check of every
+        holder would: only the watched ones can have changed since they were last checked."""
+        holders = self.holders
+        if len(holders) != self.known:
+            self.derive()
+        watch = self.watch
+        if not watch:
+            return
+        creatures = self.creatures
+        for cid in list(watch):
+            if cid not in holders:
+                del watch[cid]
+                continue
+            c = creatures.get(cid)
             if c is None or not getattr(c, "effects", None) or getattr(c, "life", None) == "dead":
-                del self.holders[cid]
+                del holders[cid]
+                del watch[cid]
+            elif c.shared:
+                del watch[cid]  # it cannot change until owned again (which watches it)
+        self.known = len(holders)
+
+    def carrier(self, effect_id: str) -> Any:
+        """What ``next((c for c in self.with_effects() if effect_id is on c), None)`` gives,
+        without reading every holder."""
+        self._prune()
+        hid = self.carriers.get(effect_id)
+        if hid is not None and hid in self.holders:
+            c = self.creatures.get(hid)
+            if c is not None and any(e["effect_id"] == effect_id for e in c.effects):
+                return c
+        for c in self.with_effects():  # not where it was put: look everywhere (rare)
+            if any(e["effect_id"] == effect_id for e in c.effects):
+                return c
+        return None
+
+    def registered(self, name: str, pred: Callable[[Any], bool]) -> tuple[str, ...]:
+        """The ids of the creatures ``pred`` selects, in the creatures' order, for a ``pred``
+        of what a creature is from its registration on (its kind: never changed). Creatures
+        are only ever added to a state, so this reads only those registered since last asked."""
+        creatures = self.creatures
+        seen, ids = self.memo.get(name, (0, ()))
+        if seen > len(creatures):
+            seen, ids = 0, ()
+        if seen < len(creatures):
+            ids = (*ids, *(cid for cid, c in islice(creatures.items(), seen, None) if pred(c)))
+            self.memo[name] = (len(creatures), ids)
+        return ids  # type: ignore[no-any-return]
+
+    def holding(self, *kinds: str) -> list[Any]:
+        """What ``[c for c in self.with_effects() if c carries an effect of one of these
+        duration kinds]`` gives (in the holders' order, forgetting the holders that no longer
+        carry any effect), without reading every holder once a kind has been asked about."""
+        self._prune()
+        holders, creatures, index = self.holders, self.creatures, self.kinds
+        found: dict[str, Any] = {}
+        for k in kinds:
+            ids = index.get(k)
+            if ids is None:  # first time asked: from now on :meth:`hold` keeps it
+                ids = tuple(h for h in holders if any(_is(e, k) for e in creatures[h].effects))
+            keep = []
+            for hid in ids:
+                c = creatures.get(hid) if hid in holders else None
+                if c is not None and any(_is(e, k) for e in c.effects):
+                    keep.append(hid)
+                    found[hid] = c
+            index[k] = tuple(keep)
+        if len(found) > 1:
+            rank = {h: i for i, h in enumerate(holders)}
+            return sorted(found.values(), key=lambda c: rank[c.id])
+        return list(found.values())
+
+    def anchored(self, cid: str) -> list[Any]:
+        """What ``[c for c in self.with_effects() if effects.anchored_to(c, cid)]`` gives (the
+        living creatures carrying an effect timed by ``cid``'s turns, in the holders' order,
+        forgetting the holders that no longer carry any), without reading every holder."""
+        self._prune()
+        ids = self.anchors.get(cid)
+        if not ids:
+            return []
+        holders, creatures = self.holders, self.creatures
+        found, keep = [], []
+        for hid in ids:
+            c = creatures.get(hid) if hid in holders else None
+            if c is None:
+                continue
+            for e in c.effects:
+                if e["duration"].get("anchor") == cid:
+                    found.append(c)
+                    keep.append(hid)
+                    break
+        if len(keep) != len(ids):
+            if keep:
+                self.anchors[cid] = tuple(keep)
             else:
-                found.append(c)
+                del self.anchors[cid]
+        if len(found) > 1:
+            rank = {h: i for i, h in enumerate(holders)}
+            found.sort(key=lambda c: rank[c.id])
         return found
 
     @property
@@ -182,6 +381,21 @@ class TableState:
 
 
 S = TypeVar("S", bound=TableState)
+
+
+PENDING = "(pending)"
+"""For :meth:`TableState.holding`: the holders of an aftereffect waiting for its turn's end
+(an effect marked ``pending``; give it to :meth:`TableState.hold` once marked)."""
+
+
+def _kind(e: dict[str, Any]) -> Any:
+    d = e.get("duration")
+    return d.get("kind") if isinstance(d, dict) else None
+
+
+def _is(e: dict[str, Any], k: str) -> bool:
+    """Whether effect ``e`` is of duration kind ``k`` (or pending, for :data:`PENDING`)."""
+    return bool(e.get("pending")) if k == PENDING else _kind(e) == k
 
 
 def changed_creatures(before: TableState, after: TableState) -> list[str]:
@@ -311,8 +525,9 @@ def dump_table(state: TableState) -> dict[str, Any]:
     creature and encounter is dumped on its own, so a state holding only some of them (a
     checkpoint delta) dumps just those."""
     table = {}
+    derived = getattr(state, "DERIVED", ())
     for name in _slots(type(state)):
-        if name not in ("creatures", "encounters"):
+        if name not in ("creatures", "encounters") and name not in derived:
             table[name] = to_plain(getattr(state, name))  # a few small values: always tagged form
     return {
         "table": table,
@@ -337,6 +552,8 @@ def load_table(
     state.encounters = (
         {eid: load_object(encounter, e) for eid, e in data["encounters"].items()} if encounter else {}
     )
+    if hasattr(state, "derive"):
+        state.derive()  # the derived slots are never persisted (``TableState.DERIVED``)
     missing = [n for n in slots if not hasattr(state, n)]
     if missing:
         raise ValueError(f"{cls.__name__} data lacks {', '.join(missing)}")

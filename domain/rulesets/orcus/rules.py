@@ -601,6 +601,10 @@ def death_declared(state: OrcusState, p: dict[str, Any], ctx: Any) -> dict[str, 
 
 
 # --------------------------------------------------------------- rests (OR-7, OR-9, A4.9)
+def _is_hero(c: Any) -> bool:
+    return bool(c.is_hero)
+
+
 def _rest(kind: str) -> Handler:
     rest = RESTS[kind]
 
@@ -616,7 +620,9 @@ def _rest(kind: str) -> Handler:
             ctx,
         )
         if p["participants"] is None:
-            who = [state.own(cid) for cid, c in state.creatures.items() if c.is_hero and c.life != "dead"]
+            creatures = state.creatures  # (heroes stay heroes: only those registered since are read)
+            heroes = state.registered("heroes", _is_hero)
+            who = [state.own(cid) for cid in heroes if creatures[cid].life != "dead"]
         else:
             if len(set(p["participants"])) != len(p["participants"]):
                 raise InvalidInput("a creature is listed twice", field="participants")

@@ -163,8 +163,7 @@ def turn_started(state: OrcusState, enc: Any, cid: str, ctx: Any) -> dict[str, A
     started = started_turn(enc, cid)
     found = [
         (holder, e)
-        for holder in state.with_effects()
-        if core.anchored_to(holder, cid)
+        for holder in state.anchored(cid)
         for e in holder.effects
         if core.due(e, cid, core.START, DURATIONS, started)
     ]
@@ -196,9 +195,7 @@ def turn_ended(state: OrcusState, enc: Any, cid: str, ctx: Any) -> dict[str, Any
     on_creation = bool(state.flags["or.maintain_on_creation_turn"])
     started = started_turn(enc, cid)
     found: list[tuple[Creature, dict[str, Any], str]] = []
-    for holder in state.with_effects():
-        if not core.anchored_to(holder, cid):
-            continue
+    for holder in state.anchored(cid):
         for e in holder.effects:
             if _lapses(e, cid, number, on_creation):
                 found.append((holder, e, "not maintained this turn (OR-18)"))
@@ -351,6 +348,7 @@ def saving_throw(state: OrcusState, p: dict[str, Any], ctx: Any) -> dict[str, An
     elif e.get("first_failed_save") is not None:
         changed = effects.first_failed_save(state, e)
         c.effects = [changed if x["effect_id"] == e["effect_id"] else x for x in c.effects]
+        state.hold(c.id, changed)  # its rider's duration may name a new anchor
         out["first_failed_save"] = {
             "instead": e["first_failed_save"]["instead"],
             "components": changed["components"],

@@ -192,7 +192,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
             e for e in target.effects if not any(c.get("condition") == "marked" for c in e["components"])
         ]
     target.effects.append(effect)
-    state.holders[target.id] = None
+    state.hold(target.id, effect)
     if any(_brings(c.get("condition"), "unconscious") for c in effect["components"]):
         fall_prone(state, target)  # C1.2 EffectApplied: falls prone when unconscious (derived)
     return {

@@ -34,6 +34,7 @@ from domain import dice
 from domain.core import effects as core_effects
 from domain.core import encounters as core
 from domain.core.encounters import ActionLimit, Encounter
+from domain.core.state import PENDING
 from domain.errors import InvalidInput, RuleViolation
 from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
@@ -115,7 +116,7 @@ class StellarWindsEncounters(core.Rules):
 
     def surprise_determined(self, state: Any, enc: Encounter, ctx: Any) -> dict[str, Any]:
         """B-SW-19: the Surprised condition lasts until the surprise round ends."""
-        for c in state.with_effects():
+        for c in state.holding("surprise_round"):
             _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         for cid in enc.surprised:
             effects.apply(
@@ -136,11 +137,11 @@ class StellarWindsEncounters(core.Rules):
         encounter" ends after 5 minutes (the round limit), and a sustained effect can be
         sustained for at most 5 minutes."""
         if enc.round == 1:
-            for c in state.with_effects():
+            for c in state.holding("surprise_round"):
                 _drop(state, c, lambda e: e["duration"].get("kind") == "surprise_round")
         limit = int(state.flags["sw.end_of_encounter_rounds"])
         ended: list[dict[str, Any]] = []
-        for c in state.with_effects():
+        for c in state.holding("end_of_encounter", "sustained"):  # (no other holder has one to end)
             ended += _drop(
                 state,
                 c,
@@ -163,9 +164,7 @@ class StellarWindsEncounters(core.Rules):
         if regen:
             out["regeneration"] = regen
         ended = []
-        for other in state.with_effects():
-            if not _anchored_to(other, cid):
-                continue
+        for other in state.anchored(cid):
             ended += _drop(
                 state,
                 other,
@@ -187,9 +186,7 @@ class StellarWindsEncounters(core.Rules):
             out["aftereffects_began"] = started
         lapsed: list[dict[str, Any]] = []
         ended: list[dict[str, Any]] = []
-        for other in state.with_effects():
-            if not _anchored_to(other, cid):
-                continue  # both kinds below end only effects anchored to this creature's turn
+        for other in state.anchored(cid):  # both kinds below end only effects anchored to its turn
             lapsed += _drop(
                 state,
                 other,
@@ -209,7 +206,7 @@ class StellarWindsEncounters(core.Rules):
     def turn_delayed(self, state: Any, enc: Encounter, cid: str, ctx: Any) -> dict[str, Any]:
         """SW-11: beneficial "until the end of your next turn" effects end at the moment you delay."""
         ended: list[dict[str, Any]] = []
-        for other in state.with_effects():
+        for other in state.anchored(cid):  # (an effect due at the end of cid's turn is anchored to it)
             ended += _drop(state, other, lambda e: bool(e.get("beneficial")) and _due_at_end(e, cid, enc))
         return {"effects_ended": ended}
 
@@ -225,7 +222,8 @@ class StellarWindsEncounters(core.Rules):
             "surprise_round",
             *(k for k in effects.TURN_DURATIONS if k != "sustained"),
         )
-        for c in state.with_effects():
+        # (a holder with no pending effect and none of these kinds has nothing to change)
+        for c in state.holding(PENDING, *gone, "sustained"):
             _start_pending(state, c)
             ended += _drop(state, c, lambda e: e["duration"].get("kind") in gone)
             if any(e["duration"].get("kind") == "sustained" for e in c.effects):
@@ -328,7 +326,6 @@ def _due_at_end(e: dict[str, Any], cid: str, enc: Encounter) -> bool:
 
 
 _start_pending = core_effects.begin_pending
-_anchored_to = core_effects.anchored_to
 
 
 def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
@@ -485,6 +482,7 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 c.effects = [
                     {**x, "pending": True} if x["effect_id"] == after["effect_id"] else x for x in c.effects
                 ]
+                state.hold(c.id, next(x for x in c.effects if x["effect_id"] == after["effect_id"]))
             out["aftereffect"] = {**after, "pending": enc is not None}
     return out
 

@@ -373,9 +373,15 @@ def creature_raised(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, An
 
 
 # ------------------------------------------------------------- rests and time
+def _is_pc(c: Creature) -> bool:
+    return c.is_pc
+
+
 def _participants(state: SWState, p: dict[str, Any]) -> list[Creature]:
     if p["participants"] is None:
-        return [state.own(cid) for cid, c in state.creatures.items() if c.life != "dead" and c.is_pc]
+        creatures = state.creatures
+        pcs = state.registered("pcs", _is_pc)
+        return [state.own(cid) for cid in pcs if creatures[cid].life != "dead"]
     return [creature(state, cid, "participants") for cid in p["participants"]]
 
 
@@ -403,7 +409,7 @@ def _rest(kind: str) -> Handler:
             )
             sustaining = [
                 e
-                for other in state.with_effects()
+                for other in state.holding("sustained")
                 for e in other.effects
                 # the sustainer is the duration's anchor, else the source (as EffectSustained reads it)
                 if e["duration"].get("kind") == "sustained"
