@@ -29,6 +29,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from domain import checkpoints
 from domain.core import state as core_state
 from domain.errors import DomainError
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
@@ -84,6 +85,8 @@ class Pair:
         except DomainError:
             return False
         outcomes = []
+        correction = prepared and fact_type in CORRECTIONS
+        before = [ledger.state for ledger in (self.ref, self.paged)] if correction else []
         for ledger in (self.ref, self.paged):
             if not prepared:
                 outcomes.append(None)
@@ -100,6 +103,8 @@ class Pair:
         self.store.put(e)
         for ledger in (self.ref, self.paged):
             ledger.append(Entry(seq, e.type, e.version, copy.deepcopy(payload), dict(meta), e.timestamp))
+        for ledger, old in zip((self.ref, self.paged), before, strict=False):
+            identity_tells_what_changed(old, ledger.state)
         if fact_type not in (
             "FactRevoked",
             "FactRestored",
@@ -114,6 +119,25 @@ class Pair:
         assert self.view(self.paged) == self.view(self.ref)
         assert dict(self.paged.orphans) == dict(self.ref.orphans)
         assert self.paged.entries.resident <= self.window + 2 * self.page
+
+
+CORRECTIONS = frozenset({"FactRevoked", "FactRestored", "FactAmended", "RulingResolved", "RulesFlagSet"})
+
+
+def identity_tells_what_changed(before: Any, after: Any) -> None:
+    """Across a correction (a refold), a creature is the same object before and after exactly
+    when it reads the same: unchanged ones keep their identity (``reshare``), so payloads, read
+    models and checkpoint deltas that test identity see only what the correction changed."""
+    changed = set(core_state.changed_creatures(before, after))
+    for cid in after.creatures:
+        same_view = cid in before.creatures and RULES.creature_view(before, cid) == RULES.creature_view(
+            after, cid
+        )
+        if cid not in changed:
+            assert same_view, cid  # the same object must read the same
+        elif cid in before.creatures:
+            a, b = before.creatures[cid], after.creatures[cid]
+            assert not checkpoints._alike(a, b), cid  # equal by value: it should have kept its identity
 
 
 # --------------------------------------------------------------------------- the campaign
