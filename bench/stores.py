@@ -108,7 +108,9 @@ def load(ctx: Context, store: Store, size: int) -> dict[str, Any]:
         info = work(
             "load",
             {"url": store.url, "path": str(path)},
-            seconds=max(600.0, size / 300),  # loading is no figure: a generous budget
+            # loading is no figure: a generous budget (the validation folds fact by fact, each
+            # correction refolding from its reach)
+            seconds=max(900.0, size / 100),
             memory_mb=ctx.budgets.memory_mb,
             label=store.label,
             inprocess=ctx.smoke,

@@ -7,8 +7,10 @@ answer (earlier ones are partial answers, kept if the process is killed).
 
 Tasks:
 
-- ``load``: import a cached campaign into a store (the product's ``import_campaign``), grant a
-  GM token, set the read models' tracking to the store's head.
+- ``load``: import a cached campaign into a store as ``chronicle import`` does (validate it with
+  ``read_export``, a fold fact by fact, then ``import_campaign`` with that fold: the campaign's
+  first snapshot and its recorded checkpoints come from it), grant a GM token, set the read
+  models' tracking to the store's head.
 - ``fold``: P2 and the floor of P3/P4/cold load: the decode-only read of the campaign's
   events (recorder + mapper, no rules) against the product's load + fold, interleaved.
 - ``rows``: the raw row-writes floor of the read models: the same row shapes the projector
@@ -35,25 +37,41 @@ def emit_json(obj: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------- load
 def load(emit: Emit, url: str, path: str) -> None:
+    from api.exports import jsonl
     from api.service.auth import AccessControl
     from api.service.settings import Settings
     from api.service.store import open_application
-    from bench import campaigns
     from bench.readmodels import set_tracking
 
     settings = Settings(database_url=url)
-    header, facts = campaigns.read(Path(path))
+    began = time.perf_counter()
+    with Path(path).open("rb") as fh:  # validated as ``chronicle import`` does: a fold fact by fact
+        checked = jsonl.read_export(fh)
+    validated = time.perf_counter() - began
     app = open_application(settings)
     try:
         began = time.perf_counter()
-        cid = app.import_campaign(header, facts)
+        # with the validation's ledger, as ``chronicle import`` stores it: its snapshot holds what
+        # the table believed at each checkpoint (recorded checkpoints), as a deployment that
+        # lived through the campaign has them
+        cid = app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
         took = time.perf_counter() - began
+        facts = checked.facts
         token = AccessControl(app).grant_gm(cid)
         head = app.recorder.max_notification_id() or 0
     finally:
         app.close()
     set_tracking(settings, head)
-    emit({"campaign_id": str(cid), "token": token, "facts": len(facts), "head": head, "import_s": took})
+    emit(
+        {
+            "campaign_id": str(cid),
+            "token": token,
+            "facts": len(facts),
+            "head": head,
+            "import_s": took,
+            "validate_s": validated,
+        }
+    )
 
 
 # ---------------------------------------------------------------------------- fold
