@@ -68,7 +68,7 @@ from domain.checkpoints import OrphanLog, PointLoader, rebuild_rows
 from domain.core import encounters as core_encounters
 from domain.core import limits
 from domain.core import proposals as proposals_mod
-from domain.core.catalogue import Catalogue
+from domain.core.catalogue import META_TYPES, Catalogue
 from domain.core.state import changed_creatures
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound, RuleViolation
 from domain.ledger import CORRECTED, INF, Capture, Entry, EntryLoader, Ledger, MissingFacts, SnapshotMismatch
@@ -87,6 +87,34 @@ FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the hea
 IMPORT_BATCH = 2000
 POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = [0, True]  # pauses in progress, whether the collector was enabled before the first
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a refold (a correction, an as-of).
+
+    A refold allocates a burst of objects that live on (its state, its checkpoints, facts read
+    back), and the collector answers such a burst with collections of the whole loaded heap:
+    measured at 10k facts, 0.32 s of a 0.65 s revoke. The fold's objects form no reference
+    cycles (a dropped ledger is freed by reference counting alone, see ``_evict``), so nothing
+    waits on the collector meanwhile; it resumes when the last pause ends (nested and
+    concurrent pauses are counted)."""
+    with _gc_lock:
+        if _gc_pauses[0] == 0:
+            _gc_pauses[1] = gc.isenabled()
+            gc.disable()
+        _gc_pauses[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses[0] -= 1
+            if _gc_pauses[0] == 0 and _gc_pauses[1]:
+                gc.enable()
 
 
 class CampaignView:
@@ -711,7 +739,11 @@ class ChronicleApplication(Application[UUID]):
                 outcomes, positions, stored = [], [], []
                 try:
                     for fact_type, payload in checked:
-                        outcome = ledger.prepare(fact_type, payload, base_meta)
+                        if fact_type in META_TYPES:  # a correction may refold much of the campaign
+                            with gc_paused():
+                                outcome = ledger.prepare(fact_type, payload, base_meta)
+                        else:
+                            outcome = ledger.prepare(fact_type, payload, base_meta)
                         positions.append(ledger.next_seq)
                         campaign.record(
                             Entry(
@@ -1033,7 +1065,8 @@ class ChronicleApplication(Application[UUID]):
             ledger = self._load(campaign_id).ledger
             if position is None:
                 return CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
-            state, _ = ledger.state_at(position, axis)
+            with gc_paused():
+                state, _ = ledger.state_at(position, axis)
             return CampaignView(campaign_id, ledger.ruleset, state, position, axis)
 
     def orphans(
