@@ -142,7 +142,8 @@ class Entries(Sequence[Entry]):
     def range(self, start: int, stop: int) -> Iterator[Entry]:
         """Entries ``start`` .. ``stop - 1`` (indexes), streamed a page at a time -- or, over a
         long stretch of facts not in memory (a refold after an early correction), in big
-        sequential reads (:meth:`_stream`)."""
+        sequential reads, and over a stretch shorter than a page not cached, exactly that
+        stretch (:meth:`_stream`)."""
         i, stop = max(start, 0), min(stop, self._count)
         while i < stop:
             if i >= self._base:
@@ -150,12 +151,17 @@ class Entries(Sequence[Entry]):
                 for j in range(i - base, stop - base):
                     yield recent[j]
                 return
-            if min(stop, self._base) - i > self._pages_kept * self._page and self._loader is not None:
-                end = min(stop, self._base)
+            pn = i // self._page
+            span = min(stop, self._base) - i
+            if self._loader is not None and (
+                span > self._pages_kept * self._page or (span < self._page and pn not in self._pages)
+            ):
+                # a long stretch (a refold after an early correction), or a short one whose page
+                # is not cached (an as-of folds at most one checkpoint interval): read exactly it
+                end = i + span
                 yield from self._stream(i, end)
                 i = end
                 continue
-            pn = i // self._page
             page = self._load_page(pn)
             lo = pn * self._page
             end = min(lo + len(page), stop)
@@ -164,7 +170,7 @@ class Entries(Sequence[Entry]):
             i = end
 
     def _stream(self, lo: int, hi: int) -> Iterator[Entry]:
-        """Entries ``lo`` .. ``hi - 1``, none of them resident, read ``page * pages_kept`` at a
+        """Entries ``lo`` .. ``hi - 1``, none of them resident, read ``page * pages_kept * 2`` at a
         time (a few big queries instead of one per page; the page cache is left alone, it would
         only churn). What falls within the window and reaches the resident facts becomes
         resident: a ledger restored from a snapshot holds no facts, and the window is what it
