@@ -146,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--mem-budget", type=int, help="MB any measured process may reach (default 6144)")
     ap.add_argument("--prepare", action="store_true", help="only generate the campaigns the plan needs")
+    ap.add_argument(
+        "--import",
+        dest="import_mode",
+        choices=("validated", "plain"),
+        default="validated",
+        help="store campaigns as `chronicle import` does (validated, with recorded checkpoints; "
+        "default) or plain (no validation fold: faster to load, no recorded checkpoints)",
+    )
     args = ap.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C: processes are stopped, schemas dropped, directories removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -178,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         database_url=url,
         cache_dir=args.cache_dir,
         only=only,
+        import_mode=args.import_mode,
     )
     log = ctx.log
     began_all = time.perf_counter()

@@ -166,6 +166,7 @@ class Context:
     database_url: str = DEFAULT_DATABASE_URL
     cache_dir: Path = CACHE
     only: frozenset[str] = frozenset()
+    import_mode: str = "validated"  # bench.work load: as `chronicle import` ("validated") or "plain"
     began: float = field(default_factory=time.monotonic)
 
     def log(self, msg: str) -> None:

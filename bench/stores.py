@@ -107,8 +107,10 @@ def load(ctx: Context, store: Store, size: int) -> dict[str, Any]:
     try:
         info = work(
             "load",
-            {"url": store.url, "path": str(path)},
-            seconds=max(600.0, size / 300),  # loading is no figure: a generous budget
+            {"url": store.url, "path": str(path), "validate": ctx.import_mode == "validated"},
+            # loading is no figure: a generous budget (the validation folds fact by fact, each
+            # correction refolding from its reach: 100k took over 1,000 s on the busy machine)
+            seconds=max(900.0, size / (25 if ctx.import_mode == "validated" else 300)),
             memory_mb=ctx.budgets.memory_mb,
             label=store.label,
             inprocess=ctx.smoke,

@@ -37,6 +37,8 @@ __all__ = [
     "orphan_delta",
     "partial_state",
     "rebuild",
+    "rebuild_rows",
+    "reshare",
 ]
 
 CHUNK = 256
@@ -215,6 +217,26 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
                 value = old
         slots[name] = value
     return Delta(creatures, encounters, slots)
+
+
+def reshare(old: Any, new: Any) -> int:
+    """After a refold: give ``new`` the very objects of ``old`` for the creatures that came out
+    equal by value, marked shared (copy-on-write), so that "which creatures changed" stays an
+    identity test across a correction (payloads, read models, checkpoint deltas). A refold
+    folds from a checkpoint -- a clone, or one rebuilt from storage -- so without this every
+    creature would look changed. Returns how many creatures were reshared."""
+    if old is None or old is new:
+        return 0
+    oc, nc = old.creatures, new.creatures
+    n = 0
+    for cid, c in nc.items():
+        o = oc.get(cid)
+        if o is not None and o is not c and _alike(o, c):
+            if not o.shared:
+                object.__setattr__(o, "shared", True)
+            nc[cid] = o
+            n += 1
+    return n
 
 
 def _alike(a: Any, b: Any) -> bool:
@@ -498,12 +520,29 @@ def orphan_delta(before: Orphans, after: Orphans) -> tuple[int, list[tuple[int, 
     return keep, added
 
 
-def rebuild(ruleset: Any, rows: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[Any, Orphans]:
+def rebuild(
+    ruleset: Any,
+    rows: Iterable[tuple[bool, dict[str, Any]]],
+    start: tuple[Any, list[tuple[int, str]]] | None = None,
+) -> tuple[Any, Orphans]:
     """A persisted checkpoint from its rows, oldest first: a full state, then the deltas after
-    it up to the checkpoint (as ``Capture.point_rows`` wrote them). Returns a private copy of
-    the state and its orphans."""
+    it up to the checkpoint (as ``Capture.point_rows`` wrote them) -- or, with ``start`` (a
+    private state and its orphans, rebuilt from the rows before these), only the deltas after
+    it. Returns a private copy of the state and its orphans."""
+    state, orphans = rebuild_rows(ruleset, rows, start)
+    return state, OrphanLog(orphans).view()
+
+
+def rebuild_rows(
+    ruleset: Any,
+    rows: Iterable[tuple[bool, dict[str, Any]]],
+    start: tuple[Any, list[tuple[int, str]]] | None = None,
+) -> tuple[Any, list[tuple[int, str]]]:
+    """:func:`rebuild`, the orphans as a list (to rebuild a later checkpoint from this one)."""
     state: Any = None
     orphans: list[tuple[int, str]] = []
+    if start is not None:
+        state, orphans = start
     for full, data in rows:
         if full:
             state = ruleset.load_state(data["state"])
@@ -519,4 +558,4 @@ def rebuild(ruleset: Any, rows: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[
         raise ValueError("no rows")
     if hasattr(state, "derive"):
         state.derive()  # the deltas persisted no derived slot: rebuild them for the whole state
-    return state, OrphanLog(orphans).view()
+    return state, orphans

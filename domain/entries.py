@@ -20,6 +20,8 @@ from typing import Any, Protocol, overload
 
 __all__ = ["Entries", "Entry", "EntryLoader", "MissingFacts"]
 
+STREAM_PAGES = 2  # a long stretch is read STREAM_PAGES times the page cache's size at a time
+
 
 @dataclass(slots=True)
 class Entry:
@@ -138,7 +140,10 @@ class Entries(Sequence[Entry]):
         return self.range(0, self._count)
 
     def range(self, start: int, stop: int) -> Iterator[Entry]:
-        """Entries ``start`` .. ``stop - 1`` (indexes), streamed a page at a time."""
+        """Entries ``start`` .. ``stop - 1`` (indexes), streamed a page at a time -- or, over a
+        long stretch of facts not in memory (a refold after an early correction), in big
+        sequential reads, and over a stretch shorter than a page not cached, exactly that
+        stretch (:meth:`_stream`)."""
         i, stop = max(start, 0), min(stop, self._count)
         while i < stop:
             if i >= self._base:
@@ -147,12 +152,45 @@ class Entries(Sequence[Entry]):
                     yield recent[j]
                 return
             pn = i // self._page
+            span = min(stop, self._base) - i
+            if self._loader is not None and (
+                span > self._pages_kept * self._page or (span < self._page and pn not in self._pages)
+            ):
+                # a long stretch (a refold after an early correction), or a short one whose page
+                # is not cached (an as-of folds at most one checkpoint interval): read exactly it
+                end = i + span
+                yield from self._stream(i, end)
+                i = end
+                continue
             page = self._load_page(pn)
             lo = pn * self._page
             end = min(lo + len(page), stop)
             for j in range(i - lo, end - lo):
                 yield page[j]
             i = end
+
+    def _stream(self, lo: int, hi: int) -> Iterator[Entry]:
+        """Entries ``lo`` .. ``hi - 1``, none of them resident, read ``page * pages_kept * 2`` at a
+        time (a few big queries instead of one per page; the page cache is left alone, it would
+        only churn). What falls within the window and reaches the resident facts becomes
+        resident: a ledger restored from a snapshot holds no facts, and the window is what it
+        may hold, so the next refold over them reads nothing."""
+        step = self._page * self._pages_kept * STREAM_PAGES
+        window = self._window if self._window is not None else 0
+        keep_from = max(self._count - window, lo) if hi == self._base else hi
+        base = self._base
+        kept: list[Entry] = []
+        i = lo
+        while i < hi:
+            j = min(i + step, hi)
+            got = self._read(i, j - 1)
+            if j > keep_from:
+                kept.extend(got[max(keep_from - i, 0) :])
+            yield from got
+            i = j
+        if kept and self._base == base and base - len(kept) == keep_from:
+            self._recent[:0] = kept
+            self._base = keep_from
 
     def holds(self, index: int) -> bool:
         """Whether the entry at ``index`` is in memory (resident or in a cached page)."""

@@ -61,6 +61,7 @@ from domain.checkpoints import (
     Series,
     orphan_delta,
     partial_state,
+    reshare,
 )
 from domain.core import proposals as book
 from domain.core.catalogue import META_TYPES, merge_patch
@@ -924,6 +925,8 @@ class Ledger:
                 series.drop_from(first)
                 n, base, state, orphans = self._start_point(first, series=series)
                 tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
+        if first <= self.last_seq:
+            reshare(self._state, state)  # what the correction did not change keeps its identity
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first

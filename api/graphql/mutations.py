@@ -186,6 +186,18 @@ def input_field(field: str | None, inp: Any) -> str | None:
     return name
 
 
+def _selects(info: Info, names: tuple[str, ...]) -> bool:
+    """Whether the client's selection on this mutation's payload asks for any of ``names``
+    (a fragment counts as asking: it is not looked into)."""
+    from strawberry.types.nodes import SelectedField
+
+    for field in info.selected_fields:
+        for sel in field.selections:
+            if not isinstance(sel, SelectedField) or sel.name in names:
+                return True
+    return False
+
+
 async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSpec) -> Any:
     """Authorise, plan and record a mutation as one table action, then answer with what changed.
 
@@ -229,9 +241,11 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
     if not recorded.replayed:
         ctx.broadcaster_of(info).notify(campaign_id)
     after = await ctx.view(info, campaign_id)
-    changed = [c for c in after.changed_since(before) if before.creature(c) != after.creature(c)]
-    shown = list(dict.fromkeys([*plan.characters, *changed]))
-    characters = characters_of(after, shown)
+    characters: list[Any] = []
+    if _selects(info, ("characters", "character")):  # viewing what changed costs: only if asked
+        changed = [c for c in after.changed_since(before) if before.creature(c) != after.creature(c)]
+        shown = list(dict.fromkeys([*plan.characters, *changed]))
+        characters = characters_of(after, shown)
     enc = after.encounter(plan.encounter) if plan.encounter else None
     return payload_cls(
         user_errors=[],

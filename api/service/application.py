@@ -64,11 +64,11 @@ from api.service.snapshots import (
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from domain import dice, rulesets
 from domain.campaign import Campaign
-from domain.checkpoints import PointLoader, rebuild
+from domain.checkpoints import OrphanLog, PointLoader, rebuild_rows
 from domain.core import encounters as core_encounters
 from domain.core import limits
 from domain.core import proposals as proposals_mod
-from domain.core.catalogue import Catalogue
+from domain.core.catalogue import META_TYPES, Catalogue
 from domain.core.state import changed_creatures
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound, RuleViolation
 from domain.ledger import CORRECTED, INF, Capture, Entry, EntryLoader, Ledger, MissingFacts, SnapshotMismatch
@@ -85,7 +85,36 @@ SNAPSHOT_EVERY = 5_000
 LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
 IMPORT_BATCH = 2000
+POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = [0, True]  # pauses in progress, whether the collector was enabled before the first
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a refold (a correction, an as-of).
+
+    A refold allocates a burst of objects that live on (its state, its checkpoints, facts read
+    back), and the collector answers such a burst with collections of the whole loaded heap:
+    measured at 10k facts, 0.32 s of a 0.65 s revoke. The fold's objects form no reference
+    cycles (a dropped ledger is freed by reference counting alone, see ``_evict``), so nothing
+    waits on the collector meanwhile; it resumes when the last pause ends (nested and
+    concurrent pauses are counted)."""
+    with _gc_lock:
+        if _gc_pauses[0] == 0:
+            _gc_pauses[1] = gc.isenabled()
+            gc.disable()
+        _gc_pauses[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses[0] -= 1
+            if _gc_pauses[0] == 0 and _gc_pauses[1]:
+                gc.enable()
 
 
 class CampaignView:
@@ -422,6 +451,11 @@ class ChronicleApplication(Application[UUID]):
     def _point_loader(self, campaign_id: UUID, kind: str, ledger: Ledger) -> PointLoader:
         """How a ledger rebuilds a persisted checkpoint: its rows, from the last full state."""
         rules, every, store = ledger.ruleset, ledger.checkpoint_every, self.snapshots
+        # Checkpoints rebuilt lately, each with the rows it was rebuilt from: a later checkpoint of
+        # the same chain starts from the newest one whose rows are a prefix of its own (same
+        # positions, same bytes: a rebuilt state is a function of its rows), so it decodes only
+        # the deltas after it instead of the full state and up to 127 deltas again.
+        kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
 
         def load(position: int) -> Any:
             rows = store.chain(campaign_id, kind, position)
@@ -431,10 +465,24 @@ class ChronicleApplication(Application[UUID]):
                 or any(b[0] - a[0] != every for a, b in zip(rows, rows[1:], strict=False))
             ):
                 raise MissingFacts(f"the stored checkpoint at {position} is incomplete")
+            key = [(p, bytes(data)) for p, _, data in rows]
+            start, k = None, 0
+            for prefix, state, orphans in kept:
+                m = len(prefix)
+                if k < m <= len(key) and key[m - 1] == prefix[-1] and key[:m] == prefix:
+                    start, k = (state, orphans), m
             try:
-                return rebuild(rules, [(base, decode(data)) for _, base, data in rows])
+                state, orphans = rebuild_rows(
+                    rules,
+                    [(base, decode(data)) for _, base, data in rows[k:]],
+                    None if start is None else (start[0].clone(), start[1]),
+                )
             except (ValueError, KeyError, TypeError, zlib.error) as exc:
                 raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
+            if k < len(key):
+                kept.append((key, state, orphans))
+                del kept[:-POINTS_KEPT]
+            return state.clone(), OrphanLog(orphans).view()
 
         return load
 
@@ -691,7 +739,11 @@ class ChronicleApplication(Application[UUID]):
                 outcomes, positions, stored = [], [], []
                 try:
                     for fact_type, payload in checked:
-                        outcome = ledger.prepare(fact_type, payload, base_meta)
+                        if fact_type in META_TYPES:  # a correction may refold much of the campaign
+                            with gc_paused():
+                                outcome = ledger.prepare(fact_type, payload, base_meta)
+                        else:
+                            outcome = ledger.prepare(fact_type, payload, base_meta)
                         positions.append(ledger.next_seq)
                         campaign.record(
                             Entry(
@@ -1050,7 +1102,8 @@ class ChronicleApplication(Application[UUID]):
             ledger = self._load(campaign_id).ledger
             if position is None:
                 return CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
-            state, _ = ledger.state_at(position, axis)
+            with gc_paused():
+                state, _ = ledger.state_at(position, axis)
             return CampaignView(campaign_id, ledger.ruleset, state, position, axis)
 
     def orphans(
