@@ -41,6 +41,7 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -86,6 +87,29 @@ LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
 IMPORT_BATCH = 2000
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
+
+# The campaigns this operation has already brought up to date from the store (see ``operation``).
+_CAUGHT_UP: ContextVar[set[tuple[int, UUID]] | None] = ContextVar("chronicle_caught_up", default=None)
+
+
+@contextmanager
+def operation() -> Iterator[None]:
+    """One operation (a GraphQL query or mutation): each campaign it reads is brought up to date
+    from the store once, on its first read, instead of on every read.
+
+    A cached campaign always holds every fact this process stored (commands append to it under
+    its lock), so what a later read in the operation can miss is only what *another* process
+    (a replica) stored since the operation's first read of that campaign: the operation reads
+    the campaign as of its start, plus every write of this process. A command is unaffected: it
+    always catches up under the campaign's lock before it checks its facts, and the store's
+    unique (campaign, position) key refuses a save that raced a replica's (then it reloads and
+    checks again). Without this block (background threads, exports, subscriptions) every read
+    catches up, as before. A mutation made 6 to 9 store reads before it saved; now 2."""
+    token = _CAUGHT_UP.set(set())
+    try:
+        yield
+    finally:
+        _CAUGHT_UP.reset(token)
 
 
 class CampaignView:
@@ -212,29 +236,34 @@ class ChronicleApplication(Application[UUID]):
         with self._cache_lock:
             return list(self._campaigns.items())
 
-    def _load(self, campaign_id: UUID) -> Campaign:
+    def _load(self, campaign_id: UUID, *, catch_up: bool = False) -> Campaign:
         """The campaign, from the in-process cache fast-forwarded from the store (the caller
-        holds the campaign's lock). On any failure the cached copy is dropped: a copy that may
-        be half fast-forwarded is never kept."""
+        holds the campaign's lock); within an ``operation`` that already did so, from the cache
+        alone, unless ``catch_up`` (commands). On any failure the cached copy is dropped: a copy
+        that may be half fast-forwarded is never kept."""
         try:
-            return self._load_cached(campaign_id)
+            return self._load_cached(campaign_id, catch_up)
         except BaseException:
             self._forget(campaign_id)
             raise
 
-    def _load_cached(self, campaign_id: UUID) -> Campaign:
+    def _load_cached(self, campaign_id: UUID, catch_up: bool = False) -> Campaign:
         with self._cache_lock:
             campaign = self._campaigns.pop(campaign_id, None)
             if campaign is not None:
                 self._campaigns[campaign_id] = campaign  # now the most recently used
+        caught_up = _CAUGHT_UP.get()
         if campaign is None:
             campaign = self._cold_load(campaign_id)
             with self._cache_lock:
                 self._campaigns[campaign_id] = campaign
         else:
             self.cache_stats["hits"] += 1
-            for event in self.events.get(campaign_id, gt=campaign.version):
-                event.mutate(campaign)
+            if catch_up or caught_up is None or (id(self), campaign_id) not in caught_up:
+                for event in self.events.get(campaign_id, gt=campaign.version):
+                    event.mutate(campaign)
+        if caught_up is not None:
+            caught_up.add((id(self), campaign_id))
         self._after_load(campaign_id, campaign)
         return campaign
 
@@ -677,7 +706,7 @@ class ChronicleApplication(Application[UUID]):
         self._check_encodes({"facts": checked, "meta": base_meta})
         with self._lock(campaign_id):
             for _attempt in range(MAX_ATTEMPTS):
-                campaign = self._load(campaign_id)
+                campaign = self._load(campaign_id, catch_up=True)
                 ledger = campaign.ledger
                 if idempotency_key is not None:
                     earlier = ledger.by_idempotency_key(idempotency_key)
@@ -1051,7 +1080,6 @@ class ChronicleApplication(Application[UUID]):
                 "newly_orphaned": sorted(set(orphans) - before),
                 "no_longer_orphaned": sorted(before - set(orphans)),
             }
-
 
     def key_used(self, campaign_id: UUID, idempotency_key: str) -> bool:
         """Whether a command with this idempotency key was stored (a repeat will be replayed)."""
