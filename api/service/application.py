@@ -181,6 +181,38 @@ class Recorded:
         return self.outcomes[-1]
 
 
+class _Command:
+    """One ``record_many`` call waiting for (or in) a group commit."""
+
+    __slots__ = ("items", "meta", "expected_position", "idempotency_key", "pending", "staged_replay")
+    __slots__ += ("result", "error", "done")
+
+    def __init__(
+        self,
+        items: list[tuple[str, dict[str, Any]]],
+        meta: dict[str, Any],
+        expected_position: int | None,
+        idempotency_key: str | None,
+    ) -> None:
+        self.items, self.meta = items, meta
+        self.expected_position, self.idempotency_key = expected_position, idempotency_key
+        self.pending: Recorded | None = None  # checked, waiting for the save
+        self.staged_replay = False
+        self.result: Recorded | None = None
+        self.error: BaseException | None = None
+        self.done = False
+
+    def stage(self, recorded: Recorded) -> None:
+        self.pending, self.staged_replay = recorded, recorded.replayed
+
+    def finish(self, error: BaseException | None = None) -> None:
+        if error is None:
+            self.result = self.pending
+        else:
+            self.error = error
+        self.done = True
+
+
 class ChronicleApplication(Application[UUID]):
     name = "chronicle"
     snapshotting_intervals = None
@@ -201,6 +233,7 @@ class ChronicleApplication(Application[UUID]):
         self._cache_lock = threading.Lock()
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
+        self._queues: dict[UUID, list[_Command]] = {}  # commands waiting for a group commit
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
         self.cache_stats = {"hits": 0, "cold_loads": 0, "from_snapshot": 0, "evicted": 0, "discarded": 0}
@@ -585,7 +618,14 @@ class ChronicleApplication(Application[UUID]):
         return self.campaign(campaign_id).ledger
 
     def _catalogue(self, campaign_id: UUID) -> Catalogue:
-        """The fact catalogue of the campaign's ruleset (loads the campaign: NOT_FOUND if none)."""
+        """The fact catalogue of the campaign's ruleset (loads the campaign: NOT_FOUND if none).
+
+        A cached campaign's ruleset never changes, so its catalogue is had without waiting for
+        the campaign's lock (a command checks its input while others are being committed)."""
+        with self._cache_lock:
+            cached = self._campaigns.get(campaign_id)
+        if cached is not None:
+            return cached.ledger.catalogue
         with self._lock(campaign_id):
             return self._load(campaign_id).ledger.catalogue
 
@@ -704,68 +744,145 @@ class ChronicleApplication(Application[UUID]):
             base_meta.setdefault("correlation_id", f"a-{uuid.uuid4().hex[:12]}")
         base_meta.setdefault("recorded_at", datetime.now(UTC).isoformat())
         self._check_encodes({"facts": checked, "meta": base_meta})
+        command = _Command(checked, base_meta, expected_position, idempotency_key)
+        with self._locks_lock:
+            self._queues.setdefault(campaign_id, []).append(command)
         with self._lock(campaign_id):
+            if not command.done:
+                # Whoever holds the lock commits every command queued for the campaign by then:
+                # the ones waiting on the lock behind it are usually done when they get it.
+                with self._locks_lock:
+                    batch = self._queues.pop(campaign_id, [])
+                self._commit(campaign_id, batch)
+        if command.error is not None:
+            raise command.error
+        assert command.result is not None
+        if not command.result.replayed:
+            observability.facts_appended(t for t, _ in checked)  # /metrics
+        return command.result
+
+    def _commit(self, campaign_id: UUID, batch: list[_Command]) -> None:
+        """Group commit (the caller holds the campaign's lock): check the queued commands one
+        after the other against the state their predecessors leave, then save every accepted
+        one in ONE store transaction. A refused command is answered its refusal and the others
+        go on; if the save fails, every command of it fails (the cached copy is dropped, so
+        nothing unsaved is ever read); if another writer took the positions first, all of
+        them are checked again against the new present. Every command ends ``done``."""
+        todo = list(batch)
+        try:
             for _attempt in range(MAX_ATTEMPTS):
+                if not todo:
+                    return
                 campaign = self._load(campaign_id, catch_up=True)
                 ledger = campaign.ledger
-                if idempotency_key is not None:
-                    earlier = ledger.by_idempotency_key(idempotency_key)
-                    if earlier:
-                        return self._replayed(campaign_id, ledger, earlier, base_meta["request_hash"])
-                if expected_position is not None and ledger.last_seq != expected_position:
-                    raise Conflict(
-                        f"the campaign is at position {ledger.last_seq}, not {expected_position}",
-                        field="expectedPosition",
-                    )
-                outcomes, positions, stored = [], [], []
-                try:
-                    for fact_type, payload in checked:
-                        outcome = ledger.prepare(fact_type, payload, base_meta)
-                        positions.append(ledger.next_seq)
-                        campaign.record(
-                            Entry(
-                                ledger.next_seq, fact_type, catalogue.version(fact_type), payload, base_meta
+                catalogue = ledger.catalogue
+                staged: list[_Command] = []
+                spoiled = False
+                for command in todo:
+                    key = command.idempotency_key
+                    if key is not None:
+                        earlier = ledger.by_idempotency_key(key)
+                        if earlier:
+                            try:
+                                command.stage(
+                                    self._replayed(campaign_id, ledger, earlier, command.meta["request_hash"])
+                                )
+                            except DomainError as exc:
+                                command.finish(error=exc)
+                                continue
+                            staged.append(command)  # (replays a command of this batch: fails with it)
+                            continue
+                    if command.expected_position is not None and ledger.last_seq != command.expected_position:
+                        command.finish(
+                            error=Conflict(
+                                f"the campaign is at position {ledger.last_seq}, "
+                                f"not {command.expected_position}",
+                                field="expectedPosition",
                             )
                         )
-                        outcomes.append(outcome)
-                        stored.append({"type": fact_type, "payload": payload})
+                        continue
+                    outcomes, positions, stored = [], [], []
+                    try:
+                        for fact_type, payload in command.items:
+                            outcome = ledger.prepare(fact_type, payload, command.meta)
+                            positions.append(ledger.next_seq)
+                            campaign.record(
+                                Entry(
+                                    ledger.next_seq,
+                                    fact_type,
+                                    catalogue.version(fact_type),
+                                    payload,
+                                    command.meta,
+                                )
+                            )
+                            outcomes.append(outcome)
+                            stored.append({"type": fact_type, "payload": payload})
+                    except DomainError as exc:
+                        command.finish(error=exc)
+                        if positions:
+                            # a later fact of the action was refused: the copy holds earlier ones.
+                            # Drop it and check the others again from the store.
+                            spoiled = True
+                            break
+                        continue  # (a refused first fact changed nothing: ``prepare`` only looks)
+                    command.stage(Recorded(campaign_id, positions, outcomes, stored))
+                    staged.append(command)
+                if spoiled:
+                    self._forget(campaign_id)
+                    todo = [c for c in todo if not c.done]
+                    continue
+                if not any(not c.staged_replay for c in staged):
+                    for command in staged:
+                        command.finish()
+                    return
+                try:
                     self.save(campaign)
                 except IntegrityError:
                     self._forget(campaign_id)  # someone else wrote first: reload, re-check
-                    if self._landed(campaign_id, positions, stored, base_meta):
-                        break
+                    if self._landed_all(campaign_id, staged):
+                        for command in staged:
+                            command.finish()
+                        return
+                    todo = [c for c in todo if not c.done]
                     continue
-                except DomainError:
-                    if positions:  # a later fact of the action was refused: the copy holds earlier ones
-                        self._forget(campaign_id)
-                    raise  # (a refused first fact changed nothing: ``prepare`` only looks)
-                except BaseException:
-                    # A store error, an encoding error, anything: the cached copy may hold facts the
-                    # store does not. Drop it; the next command or read reloads from the store.
-                    self._forget(campaign_id)
-                    raise
-                break
-            else:
-                raise Conflict("the campaign kept changing under this command; try again", field="campaign")
-        observability.facts_appended(t for t, _ in checked)  # /metrics
-        return Recorded(campaign_id, positions, outcomes, stored)
+                for command in staged:
+                    command.finish()
+                return
+            for command in todo:
+                if not command.done:
+                    command.finish(
+                        error=Conflict(
+                            "the campaign kept changing under this command; try again", field="campaign"
+                        )
+                    )
+        except BaseException as exc:
+            # A store error, an encoding error, anything: the cached copy may hold facts the
+            # store does not. Drop it; the next command or read reloads from the store.
+            self._forget(campaign_id)
+            for command in batch:
+                if not command.done:
+                    command.finish(error=exc)
+            if not isinstance(exc, Exception):
+                raise
 
-    def _landed(
-        self, campaign_id: UUID, positions: list[int], stored: list[dict[str, Any]], meta: dict[str, Any]
-    ) -> bool:
+    def _landed_all(self, campaign_id: UUID, staged: list[_Command]) -> bool:
         """Whether the facts of a save that raised IntegrityError are in the store after all.
 
         The library retries an append whose connection broke; if the first try had committed, the
         retry clashes with our own facts. They are ours if type, payload and envelope (which holds
-        this command's ``recorded_at``) match at our positions: then the command succeeded once.
+        each command's ``recorded_at``) match at our positions: then the commands succeeded once.
         """
+        recorded = [c for c in staged if not c.staged_replay]
+        positions = [p for c in recorded for p in c.pending.positions]  # type: ignore[union-attr]
+        stored = [f for c in recorded for f in c.pending.facts]  # type: ignore[union-attr]
+        metas = [c.meta for c in recorded for _ in c.pending.positions]  # type: ignore[union-attr]
         try:
             ledger = self._load(campaign_id).ledger
         except Exception:
             return False
-        if ledger.last_seq < positions[-1]:
+        if not positions or ledger.last_seq < positions[-1]:
             return False
-        for seq, fact in zip(positions, stored, strict=True):
+        for seq, fact, meta in zip(positions, stored, metas, strict=True):
             entry = ledger.entry(seq)
             if (entry.type, entry.payload, entry.meta) != (fact["type"], fact["payload"], meta):
                 return False
