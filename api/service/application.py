@@ -88,6 +88,8 @@ FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the hea
 IMPORT_BATCH = 2000
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
+# What the store held after a cached campaign's version, read before taking its lock: (version, events).
+Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
 _CAUGHT_UP: ContextVar[set[tuple[int, UUID]] | None] = ContextVar("chronicle_caught_up", default=None)
 
@@ -269,18 +271,35 @@ class ChronicleApplication(Application[UUID]):
         with self._cache_lock:
             return list(self._campaigns.items())
 
-    def _load(self, campaign_id: UUID, *, catch_up: bool = False) -> Campaign:
+    def _load(self, campaign_id: UUID, *, catch_up: bool = False, ahead: Ahead | None = None) -> Campaign:
         """The campaign, from the in-process cache fast-forwarded from the store (the caller
         holds the campaign's lock); within an ``operation`` that already did so, from the cache
-        alone, unless ``catch_up`` (commands). On any failure the cached copy is dropped: a copy
+        alone, unless ``catch_up`` (commands). ``ahead``: the facts after the cached copy, read
+        before the lock was taken (``_ahead``). On any failure the cached copy is dropped: a copy
         that may be half fast-forwarded is never kept."""
         try:
-            return self._load_cached(campaign_id, catch_up)
+            return self._load_cached(campaign_id, catch_up, ahead)
         except BaseException:
             self._forget(campaign_id)
             raise
 
-    def _load_cached(self, campaign_id: UUID, catch_up: bool = False) -> Campaign:
+    def _needs_catch_up(self, campaign_id: UUID, catch_up: bool) -> bool:
+        caught_up = _CAUGHT_UP.get()
+        return catch_up or caught_up is None or (id(self), campaign_id) not in caught_up
+
+    def _ahead(self, campaign_id: UUID, catch_up: bool = False) -> Ahead | None:
+        """Read what the store holds after the cached campaign WITHOUT its lock (so a reader does
+        not hold up the commands queued on it while it waits for the store): (the version the
+        read was after, its events), or None (nothing to read, or not cached: then ``_load``
+        does it under the lock)."""
+        with self._cache_lock:
+            campaign = self._campaigns.get(campaign_id)
+        if campaign is None or not self._needs_catch_up(campaign_id, catch_up):
+            return None
+        after = campaign.version
+        return after, list(self.events.get(campaign_id, gt=after))
+
+    def _load_cached(self, campaign_id: UUID, catch_up: bool = False, ahead: Ahead | None = None) -> Campaign:
         with self._cache_lock:
             campaign = self._campaigns.pop(campaign_id, None)
             if campaign is not None:
@@ -292,13 +311,27 @@ class ChronicleApplication(Application[UUID]):
                 self._campaigns[campaign_id] = campaign
         else:
             self.cache_stats["hits"] += 1
-            if catch_up or caught_up is None or (id(self), campaign_id) not in caught_up:
+            if ahead is not None and campaign.version >= ahead[0]:
+                # Read before the lock. The copy holds every stored fact up to its version (under
+                # the lock it holds no unsaved one; a copy whose save failed was dropped), and at
+                # least the version the read was after: the facts read that it lacks follow on.
+                for event in ahead[1]:
+                    if event.originator_version == campaign.version + 1:
+                        event.mutate(campaign)
+            elif self._needs_catch_up(campaign_id, catch_up):
                 for event in self.events.get(campaign_id, gt=campaign.version):
                     event.mutate(campaign)
         if caught_up is not None:
             caught_up.add((id(self), campaign_id))
         self._after_load(campaign_id, campaign)
         return campaign
+
+    @contextmanager
+    def _loaded(self, campaign_id: UUID) -> Iterator[Campaign]:
+        """The campaign's lock held and the campaign loaded (caught up before taking the lock)."""
+        ahead = self._ahead(campaign_id)
+        with self._lock(campaign_id):
+            yield self._load(campaign_id, ahead=ahead)
 
     def _loader(self, campaign_id: UUID) -> EntryLoader:
         """How a paged ledger reads its older facts back: from the event store."""
@@ -607,12 +640,12 @@ class ChronicleApplication(Application[UUID]):
         The ledger folds lazily and commands change it, so any read that walks it (history,
         subscriptions, exports) does so inside this block.
         """
-        with self._lock(campaign_id):
-            yield self._load(campaign_id)
+        with self._loaded(campaign_id) as campaign:
+            yield campaign
 
     def campaign(self, campaign_id: UUID) -> Campaign:
-        with self._lock(campaign_id):
-            return self._load(campaign_id)
+        with self._loaded(campaign_id) as campaign:
+            return campaign
 
     def ledger(self, campaign_id: UUID) -> Ledger:
         return self.campaign(campaign_id).ledger
@@ -745,6 +778,7 @@ class ChronicleApplication(Application[UUID]):
         base_meta.setdefault("recorded_at", datetime.now(UTC).isoformat())
         self._check_encodes({"facts": checked, "meta": base_meta})
         command = _Command(checked, base_meta, expected_position, idempotency_key)
+        ahead = self._ahead(campaign_id, catch_up=True)  # (before it queues: this may fail)
         with self._locks_lock:
             self._queues.setdefault(campaign_id, []).append(command)
         with self._lock(campaign_id):
@@ -753,7 +787,7 @@ class ChronicleApplication(Application[UUID]):
                 # the ones waiting on the lock behind it are usually done when they get it.
                 with self._locks_lock:
                     batch = self._queues.pop(campaign_id, [])
-                self._commit(campaign_id, batch)
+                self._commit(campaign_id, batch, ahead)
         if command.error is not None:
             raise command.error
         assert command.result is not None
@@ -761,7 +795,7 @@ class ChronicleApplication(Application[UUID]):
             observability.facts_appended(t for t, _ in checked)  # /metrics
         return command.result
 
-    def _commit(self, campaign_id: UUID, batch: list[_Command]) -> None:
+    def _commit(self, campaign_id: UUID, batch: list[_Command], ahead: Ahead | None = None) -> None:
         """Group commit (the caller holds the campaign's lock): check the queued commands one
         after the other against the state their predecessors leave, then save every accepted
         one in ONE store transaction. A refused command is answered its refusal and the others
@@ -773,7 +807,8 @@ class ChronicleApplication(Application[UUID]):
             for _attempt in range(MAX_ATTEMPTS):
                 if not todo:
                     return
-                campaign = self._load(campaign_id, catch_up=True)
+                campaign = self._load(campaign_id, catch_up=True, ahead=ahead)
+                ahead = None  # (a second attempt reads the store again, under the lock)
                 ledger = campaign.ledger
                 catalogue = ledger.catalogue
                 staged: list[_Command] = []
@@ -1155,8 +1190,8 @@ class ChronicleApplication(Application[UUID]):
         """The campaign now (``position`` None) or after the fact at ``position`` in either time
         axis, as a :class:`CampaignView`. Now costs nothing; a past position folds from the nearest
         checkpoint."""
-        with self._lock(campaign_id):
-            ledger = self._load(campaign_id).ledger
+        with self._loaded(campaign_id) as campaign:
+            ledger = campaign.ledger
             if position is None:
                 return CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
             state, _ = ledger.state_at(position, axis)
