@@ -65,6 +65,7 @@ class Outcome:
     gave_up: list[str] = field(default_factory=list)  # keys abandoned after ATTEMPTS
     sent: set[str] = field(default_factory=set)
     wall: float = 0.0
+    reloads: int = 0  # campaign cold loads in the servers during the phase (lost races)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -221,6 +222,18 @@ def _fresh_table(url: str, tag: str) -> Table:
     return table
 
 
+def _cold_loads(urls: list[str]) -> int:
+    """Campaign cold loads so far, both servers (``/metrics``): a server that lost a race for a
+    position drops its copy and loads the campaign again."""
+    total = 0.0
+    for url in urls:
+        text = httpx.get(f"{url}/metrics", timeout=30).text
+        for line in text.splitlines():
+            if line.startswith("chronicle_campaign_loads_total{"):
+                total += float(line.rsplit(" ", 1)[1])
+    return int(total)
+
+
 def _head(url: str, table: Table) -> int:
     with httpx.Client(base_url=url, timeout=60) as c:
         _, data = gq.gql(c, "query($c: ID!) { campaign(id: $c) { position } }", {"c": table.gid}, table.token)
@@ -250,11 +263,13 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
         for label, tables in (("one campaign", [main]), ("two campaigns", fresh)):
             ctx.log(f"  [{cell.label}] two replicas, {label}: {plan.replica_clients} clients")
             starts = {t.campaign_id: _head(urls[0], t) for t in tables}
+            loads = _cold_loads(urls)
             try:
                 out = _phase(ctx, urls, tables, plan.replica_clients, plan.replica_mutations, ctx.seed)
             except OverBudget as exc:
                 figures.append(_over(cell, label, exc, floor))
                 continue
+            out.reloads = _cold_loads(urls) - loads
             audit = _audit(cell.store.url, starts, out)
             figures += _figures(cell, label, out, audit, floor, plan.replica_clients)
     finally:
@@ -290,6 +305,7 @@ def _figures(cell: Cell, label: str, out: Outcome, audit: Audit, floor: float, c
         "slowest_http_request_ms": round(max(out.requests, default=0) * 1e3, 1),
         "retries": out.retries,
         "replayed_answers": out.replayed,
+        "server_reloads": out.reloads,
         "refused": out.refused[:5],
         "gave_up": len(out.gave_up),
         "stored_facts": audit.stored,
