@@ -37,6 +37,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -49,6 +50,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.utils import strtobool
 
 from api.service import observability
@@ -78,6 +80,7 @@ from domain.rulesets import get_ruleset
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
+CONTENDED_FOR = 10.0  # seconds commits take the replicas' lock after a lost race (_across_replicas)
 # Defaults of the memory settings (CHRONICLE_CACHE_MAX_FACTS, CHRONICLE_LEDGER_WINDOW,
 # CHRONICLE_SNAPSHOT_EVERY in api/service/settings.py).
 CACHE_MAX_FACTS = 250_000
@@ -236,6 +239,7 @@ class ChronicleApplication(Application[UUID]):
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
         self._queues: dict[UUID, list[_Command]] = {}  # commands waiting for a group commit
+        self._contended: dict[UUID, float] = {}  # campaign -> until when commits take the replicas' lock
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
         self.cache_stats = {"hits": 0, "cold_loads": 0, "from_snapshot": 0, "evicted": 0, "discarded": 0}
@@ -796,6 +800,45 @@ class ChronicleApplication(Application[UUID]):
         return command.result
 
     def _commit(self, campaign_id: UUID, batch: list[_Command], ahead: Ahead | None = None) -> None:
+        """Commit a batch; after a lost race with another replica, under the replicas' lock."""
+        with self._across_replicas(campaign_id) as held:
+            # under the replicas' lock, catch up inside it: a read from before it may be stale
+            self._commit_batch(campaign_id, batch, None if held else ahead)
+
+    @contextmanager
+    def _across_replicas(self, campaign_id: UUID) -> Iterator[bool]:
+        """For ``CONTENDED_FOR`` seconds after this process lost a race for a position of the
+        campaign (another replica saved it first), its commits take a PostgreSQL advisory lock
+        on the campaign around catch-up, check and save: replicas that keep racing then take
+        turns instead of each losing races, and every lost race costs a reload of the campaign.
+        Yields whether the lock is held. Only an optimisation: the store's unique (campaign,
+        position) key still decides every race, so a lock that cannot be had (PostgreSQL
+        unreachable, lock timeout) is simply done without."""
+        datastore = getattr(self.recorder, "datastore", None)
+        if self._contended.get(campaign_id, 0.0) < time.monotonic() or not isinstance(
+            datastore, PostgresDatastore
+        ):
+            yield False
+            return
+        key = int.from_bytes(campaign_id.bytes[:8], "big", signed=True)
+        with contextlib.ExitStack() as stack:
+            try:
+                conn = stack.enter_context(datastore.get_connection())
+                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            except Exception as exc:  # noqa: BLE001 - the unique key still decides
+                log.info("commit of campaign %s without the replicas' lock: %s", campaign_id, exc)
+                stack.close()
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                try:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                except Exception:  # noqa: BLE001 - never hand a connection holding it back to the pool
+                    conn.close()
+
+    def _commit_batch(self, campaign_id: UUID, batch: list[_Command], ahead: Ahead | None = None) -> None:
         """Group commit (the caller holds the campaign's lock): check the queued commands one
         after the other against the state their predecessors leave, then save every accepted
         one in ONE store transaction. A refused command is answered its refusal and the others
@@ -874,6 +917,7 @@ class ChronicleApplication(Application[UUID]):
                     self.save(campaign)
                 except IntegrityError:
                     self._forget(campaign_id)  # someone else wrote first: reload, re-check
+                    self._contended[campaign_id] = time.monotonic() + CONTENDED_FOR
                     if self._landed_all(campaign_id, staged):
                         for command in staged:
                             command.finish()

@@ -24,6 +24,7 @@ from api.service.application import ChronicleApplication, Recorded
 from api.service.settings import Settings
 from api.service.store import open_application
 from domain.errors import Conflict, DomainError
+from tests.conftest import connect
 
 DAMAGE_NOBODY = ("DamageTaken", {"target": "nobody", "amount": 5, "types": [], "roll": None})
 
@@ -241,3 +242,53 @@ def test_many_writers_every_accepted_command_stored_once(
     assert a.view(cid).campaign()["clock_minutes"] == len(facts) == 8 * 9
     assert_consistent(a, store, cid)
     assert_consistent(b, store, cid)
+
+
+@pytest.mark.postgres
+def test_after_a_lost_race_commits_take_the_replicas_lock_and_catch_up_inside_it(
+    postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After losing a race, a replica's commits wait for the campaign's advisory lock and read
+    the store inside it: a fact another replica stores meanwhile is seen before the check, so
+    the save does not lose a race again (no reload of the campaign)."""
+    a, b = open_application(postgres_store), open_application(postgres_store)
+    try:
+        cid = a.create_campaign("Replicas' lock")
+        head = a.view(cid).position
+        original = a.save
+        raced: list[int] = []
+
+        def racing(*args: Any, **kwargs: Any) -> Any:
+            if not raced:
+                raced.append(b.advance_time(cid, 1000).position)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(a, "save", racing)
+        assert a.advance_time(cid, 1).positions == [head + 2]  # lost a race, checked again
+        monkeypatch.setattr(a, "save", original)
+        loads = a.cache_stats["cold_loads"]
+        key = int.from_bytes(cid.bytes[:8], "big", signed=True)
+        with connect(postgres_store.database) as holder:
+            holder.autocommit = True
+            holder.execute("SELECT pg_advisory_lock(%s)", (key,))
+            done: list[Any] = []
+            writer = threading.Thread(target=lambda: done.append(a.advance_time(cid, 5)))
+            writer.start()
+            deadline = time.monotonic() + 30
+            waiting = (
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                " AND classid::bigint = %s AND objid::bigint = %s"
+            )
+            ids = ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF)
+            while not holder.execute(waiting, ids).fetchone()[0]:  # type: ignore[index]
+                assert time.monotonic() < deadline, "the commit did not wait for the replicas' lock"
+                time.sleep(0.01)
+            theirs = b.advance_time(cid, 100).position  # while a waits
+            holder.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            writer.join(30)
+        assert [r.positions for r in done] == [[theirs + 1]]
+        assert a.cache_stats["cold_loads"] == loads  # it read b's fact inside the lock: no lost race
+        assert a.view(cid).campaign()["clock_minutes"] == 1106
+    finally:
+        a.close()
+        b.close()
