@@ -316,6 +316,7 @@ class ChronicleApplication(Application[UUID]):
                 self._campaigns[campaign_id] = campaign
         else:
             self.cache_stats["hits"] += 1
+            version = campaign.version
             if ahead is not None and campaign.version >= ahead[0]:
                 # Read before the lock. The copy holds every stored fact up to its version (under
                 # the lock it holds no unsaved one; a copy whose save failed was dropped), and at
@@ -326,6 +327,10 @@ class ChronicleApplication(Application[UUID]):
             elif self._needs_catch_up(campaign_id, catch_up):
                 for event in self.events.get(campaign_id, gt=campaign.version):
                     event.mutate(campaign)
+            if campaign.version > version:
+                # This process's own facts are never read back: another process writes this
+                # campaign. Take turns with it before a race is lost (``_across_replicas``).
+                self._contended[campaign_id] = time.monotonic() + CONTENDED_FOR
         if caught_up is not None:
             caught_up.add((id(self), campaign_id))
         self._after_load(campaign_id, campaign)
@@ -811,9 +816,10 @@ class ChronicleApplication(Application[UUID]):
     @contextmanager
     def _across_replicas(self, campaign_id: UUID) -> Iterator[bool]:
         """For ``CONTENDED_FOR`` seconds after this process lost a race for a position of the
-        campaign (another replica saved it first), its commits take a PostgreSQL advisory lock
-        on the campaign around catch-up, check and save: replicas that keep racing then take
-        turns instead of each losing races, and every lost race costs a reload of the campaign.
+        campaign (another replica saved it first) or read a fact another process stored in it,
+        its commits take a PostgreSQL advisory lock on the campaign around catch-up, check and
+        save: replicas that write one campaign then take turns instead of losing races, and
+        every lost race costs a reload of the campaign (seconds at 100k facts).
         Yields whether the lock is held. Only an optimisation: the store's unique (campaign,
         position) key still decides every race, so a lock that cannot be had (PostgreSQL
         unreachable, lock timeout) is simply done without."""

@@ -244,6 +244,55 @@ def test_many_writers_every_accepted_command_stored_once(
     assert_consistent(b, store, cid)
 
 
+def waits_for_the_replicas_lock(
+    store: Settings, cid: UUID, command: Callable[[], Any], meanwhile: Callable[[], int]
+) -> tuple[list[Any], int]:
+    """Hold the campaign's advisory lock on a connection of our own, run ``command`` on a thread
+    until it waits for the lock, run ``meanwhile`` (another replica's write), let go."""
+    key = int.from_bytes(cid.bytes[:8], "big", signed=True)
+    with connect(store.database) as holder:
+        holder.autocommit = True
+        holder.execute("SELECT pg_advisory_lock(%s)", (key,))
+        done: list[Any] = []
+        writer = threading.Thread(target=lambda: done.append(command()))
+        writer.start()
+        deadline = time.monotonic() + 30
+        waiting = (
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND classid::bigint = %s AND objid::bigint = %s"
+        )
+        ids = ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF)
+        while not holder.execute(waiting, ids).fetchone()[0]:  # type: ignore[index]
+            assert time.monotonic() < deadline, "the commit did not wait for the replicas' lock"
+            time.sleep(0.01)
+        theirs = meanwhile()
+        holder.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        writer.join(30)
+    return done, theirs
+
+
+@pytest.mark.postgres
+def test_a_replica_that_reads_another_s_fact_takes_turns_with_it(postgres_store: Settings) -> None:
+    """Reading a fact another process stored is enough: the next commit takes the replicas' lock
+    (before any race is lost) and catches up inside it."""
+    a, b = open_application(postgres_store), open_application(postgres_store)
+    try:
+        cid = a.create_campaign("Replicas' lock")
+        a.advance_time(cid, 1)  # not contended: no lock (nothing holds it here anyway)
+        b.advance_time(cid, 2)
+        a.view(cid)  # a reads b's fact
+        loads = a.cache_stats["cold_loads"]
+        done, theirs = waits_for_the_replicas_lock(
+            postgres_store, cid, lambda: a.advance_time(cid, 5), lambda: b.advance_time(cid, 100).position
+        )
+        assert [r.positions for r in done] == [[theirs + 1]]
+        assert a.cache_stats["cold_loads"] == loads
+        assert a.view(cid).campaign()["clock_minutes"] == 108
+    finally:
+        a.close()
+        b.close()
+
+
 @pytest.mark.postgres
 def test_after_a_lost_race_commits_take_the_replicas_lock_and_catch_up_inside_it(
     postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
