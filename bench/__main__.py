@@ -5,7 +5,7 @@
     python -m bench --size 100k --store sqlite --only MUT,QRY --repeat 3
     python -m bench --prepare --size 300k            # only generate (cache) the campaigns
 
-Figures (``--only``): COLD MEM QRY MUT W50 P2 P3 P4 P5 P6 SUB (see bench/README.md). Each is
+Figures (``--only``): COLD MEM QRY MUT W50 R2 P2 P3 P4 P5 P6 SUB (see bench/README.md). Each is
 printed as value, floor (measured in the same run), ratio, goal and PASS/MISS; a measurement
 that runs out of its time or memory budget is killed and printed ``MISS (> budget ...)``.
 
@@ -45,7 +45,7 @@ from bench.core import (
     size_label,
     table,
 )
-from bench.figures import IDS, SERVER_IDS, exports, fold, readmodels, requests, subscriptions
+from bench.figures import IDS, SERVER_IDS, exports, fold, readmodels, replicas, requests, subscriptions
 from bench.stores import loaded, postgres_version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                     attempt(out, f"{key} P6", exports.run, ctx, cell)
                     if needs_server:
                         attempt(out, f"{key} server", requests.run, ctx, cell, baseline)
+                    if kind == "postgresql" and ctx.wants("R2"):
+                        attempt(out, f"{key} R2", replicas.run, ctx, cell)
                     # last: the writers append to the campaign and add campaigns to the store
                     attempt(out, f"{key} P5 live", readmodels.run_live, ctx, cell)
             except Exception as exc:

@@ -129,6 +129,8 @@ class Plan:
     mutations_1: int = 60  # mutations with 1 client (per sample)
     mutations_20: int = 100  # mutations from 20 clients
     writers_50: int = 100  # mutations from 50 writers (2 each)
+    replica_clients: int = 20  # R2: clients, half on each of two servers
+    replica_mutations: int = 200  # R2: mutations per phase (one campaign, two campaigns)
     queries: int = 30  # of each query kind
     as_of_positions: int = 5
     follow_facts: int = 60  # facts the live follower is timed on, one per batch (per-fact latency)
@@ -146,6 +148,8 @@ class Plan:
             mutations_1=12,
             mutations_20=20,
             writers_50=50,
+            replica_clients=4,
+            replica_mutations=20,
             queries=5,
             as_of_positions=2,
             follow_facts=30,

@@ -4,8 +4,10 @@ Queries and mutations do not run on the server's event loop: each runs on a work
 its own (:data:`OPERATION_THREADS` at most at once, the others wait in line), in a private
 event loop, where its store calls are made directly (``api.graphql.context.call``). So
 however long one operation resolves, ``/healthz``, ``/readyz`` and every other request keep
-being answered. Subscriptions stay on the event loop (they wait most of the time; each
-event's selection is small and cost-limited like every operation).
+being answered. Each operation reads a campaign as the store held it at its first read of it
+(plus this process's writes: ``api.service.application.operation``). Subscriptions stay on
+the event loop (they wait most of the time; each event's selection is small and cost-limited
+like every operation).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
 from api.graphql.types import AccessToken, Campaign, Character, Encounter, Fact, GenericCharacter, Proposal
 from api.rulesets import plugins
+from api.service.application import operation
 from api.service.settings import Settings
 
 T = TypeVar("T")
@@ -52,7 +55,8 @@ def _run_on_thread_loop(make: Callable[[], Awaitable[T]]) -> T:
     OFF_LOOP.set(True)
 
     async def main() -> T:
-        return await make()
+        with operation():  # each campaign is caught up from the store once per operation
+            return await make()
 
     try:
         return loop.run_until_complete(main())

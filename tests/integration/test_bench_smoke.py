@@ -68,8 +68,12 @@ def test_smoke_mode_reports_every_figure_on_both_stores_against_a_floor(
     assert result["failures"] == {}
     assert {"nproc", "memory", "python", "postgresql", "commit"} <= set(result["machine"])
     figures = result["figures"]
-    for store in ("postgresql", "sqlite"):
-        assert {f["id"] for f in figures if f["store"] == store and f["size"] is not None} == PER_CELL, store
+    for store, extra in (("postgresql", {"R2"}), ("sqlite", set())):  # two replicas: PostgreSQL only
+        ids = {f["id"] for f in figures if f["store"] == store and f["size"] is not None}
+        assert ids == PER_CELL | extra, store
+    # two servers on one store: every accepted mutation stored exactly once (not a timing)
+    audits = [f for f in figures if f["id"] == "R2" and f["unit"] in ("mutations", "count")]
+    assert len(audits) >= 4 and all(f["value"] == 0 for f in audits), audits
     assert {f["id"] for f in figures} == set(IDS)
     for f in figures:
         if f["budget"] is None:
