@@ -192,6 +192,7 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
         budget = ctx.budgets.process_s + (1.5 * floors.full_s if floors and not tables else 0)
         ctx.log(f"  [{cell.label}] live follow: chronicle worker, {what}, {seconds:g} s of writing")
         proc = start("worker", ["worker"], chronicle_env(store.url), logdir())
+        deadline = time.monotonic() + budget  # to start, meet the writers' set-up and catch up
         dog = Watchdog(
             proc.process.pid, ctx.budgets.memory_mb, time.monotonic() + budget + 3 * seconds
         ).start()
@@ -220,7 +221,6 @@ def live(ctx: Context, cell: Cell, decode_rate: float | None, tables: int) -> li
                 raise RuntimeError(f"a writer failed to set up ({w.wait()}): {err}")
         # the worker meets the set-up facts first (and loads the cell's campaign): wait until it
         # has caught up, so the figure starts from a worker that kept up
-        deadline = time.monotonic() + budget
         head_go = app.recorder.max_notification_id() or 0
         while probe.position() < head_go:
             if dog.killed or proc.process.poll() is not None or time.monotonic() > deadline:
