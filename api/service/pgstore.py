@@ -40,7 +40,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
 
-__all__ = ["BoundedPostgresRecorder", "PostgresStore"]
+__all__ = ["BoundedPostgresRecorder", "PostgresStore", "retry_catalog_races"]
 
 STORE_TIMEOUT = "STORE_TIMEOUT"
 STATEMENT_TIMEOUT = "POSTGRES_STATEMENT_TIMEOUT"
@@ -58,6 +58,37 @@ TCP = {
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+# What PostgreSQL answers the loser of two concurrent ``CREATE ... IF NOT EXISTS`` of one table,
+# index or type (IF NOT EXISTS is checked before the catalog row is written, not atomically):
+# "tuple concurrently updated" (XX000), a unique violation in pg_type / pg_class (23505), or
+# the object already existing after all (42P07 duplicate table, 42710 duplicate object).
+CATALOG_RACES = frozenset({"XX000", "23505", "42P07", "42710"})
+DDL_ATTEMPTS = 5
+
+
+def _catalog_race(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if getattr(seen, "sqlstate", None) in CATALOG_RACES:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def retry_catalog_races(create: Callable[[], T]) -> T:
+    """Run ``create`` (idempotent DDL), again after losing a race with another process creating
+    the same objects: replicas or workers starting together on a new store (measured: four
+    bench writers starting at once, one failed with "tuple concurrently updated")."""
+    for attempt in range(DDL_ATTEMPTS):
+        try:
+            return create()
+        except Exception as exc:
+            if attempt == DDL_ATTEMPTS - 1 or not _catalog_race(exc):
+                raise
+            time.sleep(RETRY_PAUSE * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _within_window(method: F) -> F:
@@ -106,6 +137,9 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
                 self._sweeping.release()
 
         threading.Thread(target=run, name="chronicle-pool-sweep", daemon=True).start()
+
+    def create_table(self) -> None:
+        retry_catalog_races(super().create_table)
 
     insert_events = _within_window(PostgresApplicationRecorder.insert_events)
     select_events = _within_window(PostgresAggregateRecorder.select_events)

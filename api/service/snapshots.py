@@ -407,7 +407,12 @@ def snapshot_store(recorder: Any, create_table: bool) -> SnapshotStore:
     else:
         store = MemorySnapshots()
     if create_table:
-        store.create_table()
+        if isinstance(store, PostgresSnapshots):
+            from api.service.pgstore import retry_catalog_races
+
+            retry_catalog_races(store.create_table)
+        else:
+            store.create_table()
     return store
 
 

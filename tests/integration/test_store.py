@@ -8,6 +8,7 @@ live: SQLite keeps them in ``stored_events`` (one file per application); Postgre
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -141,3 +142,36 @@ def test_an_unopenable_sqlite_file_is_a_config_error(tmp_path: Path) -> None:
         open_application(Settings(database_url=f"sqlite:///{directory}"))
     assert caught.value.variable == "CHRONICLE_DATABASE_URL"
     assert caught.value.problem.startswith(f"cannot open SQLite database '{directory}': ")
+
+
+def test_processes_starting_together_on_a_new_postgresql_store_all_open_it(postgres_store: Settings) -> None:
+    """Replicas, workers and importers may start at the same moment on a store with no tables yet.
+    PostgreSQL's ``CREATE ... IF NOT EXISTS`` is not atomic against a concurrent creator (the loser
+    gets "tuple concurrently updated" or a unique violation in pg_type): each opener must still
+    come up, with the tables created once."""
+    openers = 8
+    barrier = threading.Barrier(openers)
+    errors: list[BaseException] = []
+    apps: list[ChronicleApplication] = []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            apps.append(open_application(postgres_store))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(openers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == [], errors
+        assert len(apps) == openers
+        assert {POSTGRES_EVENTS_TABLE, "chronicle_snapshots"} <= tables(postgres_store)
+        cid = apps[0].create_campaign("Together")
+        assert apps[-1].campaign(cid).name == "Together"
+    finally:
+        for a in apps:
+            a.close()
