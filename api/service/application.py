@@ -34,6 +34,7 @@ import contextlib
 import copy
 import gc
 import hashlib
+import itertools
 import json
 import logging
 import threading
@@ -90,6 +91,7 @@ LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
 IMPORT_BATCH = 2000
 POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
+POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 # What the store held after a cached campaign's version, read before taking its lock: (version, events).
@@ -663,13 +665,14 @@ class ChronicleApplication(Application[UUID]):
             have[CORRECTED_POINTS] = {p for p in have[CORRECTED_POINTS] if p < capture.refolded_from}
         for kind in (CORRECTED_POINTS, RECORDED_POINTS):
             done = set(have[kind])
-            rows = [
+            rows = (
                 SnapshotRow(
                     campaign_id, kind, seq, rules.id, version, digest, stamp, encode(data), through, full
                 )
                 for seq, through, full, data in capture.point_rows(kind, done)
-            ]
-            self.snapshots.write_points(rows)
+            )
+            while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
+                self.snapshots.write_points(batch)
             have[kind] = done
         self.snapshots.write(
             SnapshotRow(
@@ -1080,10 +1083,9 @@ class ChronicleApplication(Application[UUID]):
             except InvalidInput as exc:
                 raise InvalidInput(f"fact {n}: {exc.message}", field="facts") from None
         campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked, meta=meta)
-        # paged from the start: only a window of the facts stays in memory (the older ones are
-        # stored by then: a batch is far smaller than any window worth having, and nothing reads
-        # them back before the last batch is saved)
-        campaign.ledger.attach(self._loader(campaign.id), self.ledger_window)
+        # paged from the start, holding no window: nothing reads the facts back before the last
+        # batch is saved (the validation's fold is ``folded``), so they need not stay in memory
+        campaign.ledger.attach(self._loader(campaign.id), 0)
         for n, (fact_type, version, payload, fact_meta) in enumerate(entries, start=1):
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, fact_meta))
             if n % IMPORT_BATCH == 0:
