@@ -154,19 +154,24 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+# The read models' options, shared by ``chronicle worker`` and ``chronicle rebuild``.
+BatchSize = Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")]
+Lookahead = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        max=1_000_000,
+        help="Events folded at once when that many are pending (then committed --batch-size at a "
+        "time): a larger look-ahead refolds less after corrections that reach far back, and holds "
+        "their rows in memory (about 2 MB per 1,000).",
+    ),
+]
+
+
 @app.command()
 def worker(
-    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
-    lookahead: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            max=1_000_000,
-            help="Events folded at once when that many are pending (then committed --batch-size at a "
-            "time): a larger look-ahead refolds less after corrections that reach far back, and holds "
-            "their rows in memory (about 2 MB per 1,000).",
-        ),
-    ] = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (not imported: the CLI starts fast)
+    batch_size: BatchSize = 500,
+    lookahead: Lookahead = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (the CLI starts fast)
 ) -> None:
     """Keep the read models current (catch up, then follow).
 
@@ -216,17 +221,8 @@ def rebuild(
             "lift its quarantine. The other campaigns are not touched; a running worker keeps going.",
         ),
     ] = None,
-    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Events per transaction.")] = 500,
-    lookahead: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            max=1_000_000,
-            help="Events folded at once when that many are pending (then committed --batch-size at a "
-            "time): a larger look-ahead refolds less after corrections that reach far back, and holds "
-            "their rows in memory (about 2 MB per 1,000).",
-        ),
-    ] = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (not imported: the CLI starts fast)
+    batch_size: BatchSize = 500,
+    lookahead: Lookahead = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (the CLI starts fast)
 ) -> None:
     """Drop read models and rebuild them from the event log (or repair one campaign)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
