@@ -301,6 +301,19 @@ def clients(
                 by_kind.setdefault(kind, []).append(took)
             done[0] += len(mine)
 
+    wall = run_together(worker, per, barrier)
+    for exc in errors:
+        if isinstance(exc, OverBudget):
+            raise exc
+    if errors:
+        raise RequestFailed(f"a client failed: {errors[0]!r}")
+    return Sample(wall, latencies, total, done[0] < total, by_kind)
+
+
+def run_together(worker: Callable[[int, Any], None], per: list[Any], barrier: threading.Barrier) -> float:
+    """Start one thread per client (``worker(index, its share)``), release them together at
+    ``barrier`` (which they wait on too; a broken barrier means one failed before the start),
+    join them, and return the seconds from the release to the last one's end."""
     threads = [threading.Thread(target=worker, args=(w, c), daemon=True) for w, c in enumerate(per)]
     for t in threads:
         t.start()
@@ -311,13 +324,7 @@ def clients(
     began = time.perf_counter()
     for t in threads:
         t.join()
-    wall = time.perf_counter() - began
-    for exc in errors:
-        if isinstance(exc, OverBudget):
-            raise exc
-    if errors:
-        raise RequestFailed(f"a client failed: {errors[0]!r}")
-    return Sample(wall, latencies, total, done[0] < total, by_kind)
+    return time.perf_counter() - began
 
 
 def operation(query: str) -> str:

@@ -148,17 +148,7 @@ def _phase(
             errors.append(exc)
             barrier.abort()
 
-    threads = [threading.Thread(target=worker, args=(w, c), daemon=True) for w, c in enumerate(per)]
-    for t in threads:
-        t.start()
-    try:
-        barrier.wait()
-    except threading.BrokenBarrierError:
-        pass
-    began = time.perf_counter()
-    for t in threads:
-        t.join()
-    out.wall = time.perf_counter() - began
+    out.wall = gq.run_together(worker, per, barrier)
     if errors:
         raise RuntimeError(f"a client failed: {errors[0]!r}")
     return out
