@@ -30,14 +30,20 @@ error the caller finally sees is the library's ``OperationalError`` (or ``Interf
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from eventsourcing.persistence import InterfaceError, OperationalError
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresFactory,
+)
 from eventsourcing.utils import Environment, EnvType
 
 __all__ = ["BoundedPostgresRecorder", "PostgresStore", "retry_catalog_races"]
@@ -66,6 +72,9 @@ T = TypeVar("T")
 # the object already existing after all (42P07 duplicate table, 42710 duplicate object).
 CATALOG_RACES = frozenset({"XX000", "23505", "42P07", "42710"})
 DDL_ATTEMPTS = 5
+# The advisory lock that serialises table creation: two int4 keys, a key space apart from the
+# campaigns' one-bigint commit locks.
+DDL_LOCK = (0x4348524E, 1)  # "CHRN"
 
 
 def _catalog_race(exc: BaseException) -> bool:
@@ -77,18 +86,49 @@ def _catalog_race(exc: BaseException) -> bool:
     return False
 
 
-def retry_catalog_races(create: Callable[[], T]) -> T:
-    """Run ``create`` (idempotent DDL), again after losing a race with another process creating
-    the same objects: replicas or workers starting together on a new store (measured: four
-    bench writers starting at once, one failed with "tuple concurrently updated")."""
-    for attempt in range(DDL_ATTEMPTS):
-        try:
-            return create()
-        except Exception as exc:
-            if attempt == DDL_ATTEMPTS - 1 or not _catalog_race(exc):
-                raise
-            time.sleep(RETRY_PAUSE * (attempt + 1))
+def retry_catalog_races(create: Callable[[], T], datastore: PostgresDatastore | None = None) -> T:
+    """Run ``create`` (idempotent DDL) so that processes starting together on a new store all
+    come up: replicas, workers and importers (measured: four bench writers starting at once, one
+    failed with "tuple concurrently updated"; eight openers in a test, one in ten runs failed all
+    five retries, the library's ``CREATE OR REPLACE FUNCTION`` racing again each time).
+
+    With ``datastore`` the DDL is serialised across processes by an advisory lock held on a
+    connection of its own while ``create`` runs (``create`` commits before the lock is let go, so
+    the next holder finds everything made). Losing a race anyway (a process without the lock, a
+    lock that could not be had) is retried."""
+    with _ddl_lock(datastore):
+        for attempt in range(DDL_ATTEMPTS):
+            try:
+                return create()
+            except Exception as exc:
+                if attempt == DDL_ATTEMPTS - 1 or not _catalog_race(exc):
+                    raise
+                time.sleep(RETRY_PAUSE * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def _ddl_lock(datastore: PostgresDatastore | None) -> Iterator[None]:
+    if datastore is None:
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        try:
+            conn = stack.enter_context(datastore.get_connection())
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", DDL_LOCK)
+            conn.commit()
+        except Exception:  # noqa: BLE001 - the retries below still bring every opener up
+            stack.close()
+            yield
+            return
+        try:
+            yield
+        finally:
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", DDL_LOCK)
+                conn.commit()
+            except Exception:  # noqa: BLE001 - never hand a connection holding it back to the pool
+                conn.close()
 
 
 def _within_window(method: F) -> F:
@@ -139,7 +179,7 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         threading.Thread(target=run, name="chronicle-pool-sweep", daemon=True).start()
 
     def create_table(self) -> None:
-        retry_catalog_races(super().create_table)
+        retry_catalog_races(super().create_table, self.datastore)
 
     insert_events = _within_window(PostgresApplicationRecorder.insert_events)
     select_events = _within_window(PostgresAggregateRecorder.select_events)

@@ -410,7 +410,7 @@ def snapshot_store(recorder: Any, create_table: bool) -> SnapshotStore:
         if isinstance(store, PostgresSnapshots):
             from api.service.pgstore import retry_catalog_races
 
-            retry_catalog_races(store.create_table)
+            retry_catalog_races(store.create_table, recorder.datastore)
         else:
             store.create_table()
     return store
