@@ -319,7 +319,10 @@ class TableState:
         if seen > len(creatures):
             seen, ids = 0, ()
         if seen < len(creatures):
-            ids = (*ids, *(cid for cid, c in islice(creatures.items(), seen, None) if pred(c)))
+            # the newest ones, read from the end: no walk over every creature before them
+            tail = list(islice(reversed(creatures.items()), len(creatures) - seen))
+            tail.reverse()
+            ids = (*ids, *(cid for cid, c in tail if pred(c)))
             self.memo[name] = (len(creatures), ids)
         return ids  # type: ignore[no-any-return]
 
