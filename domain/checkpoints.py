@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.core import state as core_state
 from domain.core.state import slot_names
 
 __all__ = [
@@ -192,23 +193,34 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
     """The delta from ``before`` to ``after`` (two checkpoints of one fold), or None when a
     delta cannot reproduce ``after`` exactly (something was removed: dictionary order)."""
     bc, ac = before.creatures, after.creatures
+    be, ae = before.encounters, after.encounters
+    # ``after`` may know which creatures and encounters it changed since ``before`` was cloned
+    # (TableState.changed_since): then only those are compared, not the whole campaign
+    changed = getattr(after, "changed_since", None)
+    known = changed(getattr(before, "_token", 0)) if changed is not None else None
+    if known is None:
+        cids, eids = ac, ae
+    else:
+        cids, eids = known
+        if core_state.GUARD:
+            _check_known(before, after, cids, eids)
     get = bc.get
     # identity first (copy-on-write: most creatures are the very same object), by value after
-    creatures = {cid: c for cid, c in ac.items() if get(cid) is not c}
+    creatures = _changed(ac, get, cids)
     creatures = {cid: c for cid, c in creatures.items() if not _alike(get(cid), c)}
     new = sum(1 for cid in creatures if cid not in bc)
     if len(ac) - new != len(bc):
         return None
-    be, ae = before.encounters, after.encounters
     get = be.get
-    encounters = {eid: e for eid, e in ae.items() if get(eid) is not e}
+    encounters = _changed(ae, get, eids)
     encounters = {eid: e for eid, e in encounters.items() if not _alike(get(eid), e)}
     new = sum(1 for eid in encounters if eid not in be)
     if len(ae) - new != len(be):
         return None
     slots: dict[str, Any] = {}
+    skip = getattr(type(after), "TRACKING", ())
     for name in slot_names(type(after)):
-        if name in _TABLE:
+        if name in _TABLE or name in skip:
             continue
         value = getattr(after, name)
         if shared_slots is not None and name in shared_slots.slots:
@@ -217,6 +229,29 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
                 value = old
         slots[name] = value
     return Delta(creatures, encounters, slots)
+
+
+def _changed(objs: dict[str, Any], get: Callable[[str], Any], ids: Iterable[str]) -> dict[str, Any]:
+    """The objects of ``objs`` among ``ids`` that are not what ``get`` gives, in ``objs``' order
+    for the ones ``get`` does not know (new ones: their order is the dictionary's)."""
+    if ids is objs:
+        return {k: o for k, o in objs.items() if get(k) is not o}
+    out: dict[str, Any] = {}
+    for k in ids:
+        o = objs.get(k)
+        if o is not None and get(k) is not o:
+            out[k] = o
+    return out
+
+
+def _check_known(before: Any, after: Any, cids: list[str], eids: list[str]) -> None:
+    """Under GUARD: what ``after`` says it changed covers every object that differs."""
+    for name, ids in (("creatures", cids), ("encounters", eids)):
+        a, b = getattr(after, name), getattr(before, name)
+        listed = set(ids)
+        for k, o in a.items():
+            if b.get(k) is not o and k not in listed:
+                raise AssertionError(f"{name} {k!r} changed since the clone but was not tracked")
 
 
 def reshare(old: Any, new: Any) -> int:
@@ -236,6 +271,8 @@ def reshare(old: Any, new: Any) -> int:
                 object.__setattr__(o, "shared", True)
             nc[cid] = o
             n += 1
+    if n and hasattr(new, "untrack"):
+        new.untrack()  # creatures replaced outside a handler: the next clone checks them all
     return n
 
 
@@ -274,6 +311,8 @@ def apply_delta(state: Any, d: Delta) -> None:
         elif isinstance(value, list):
             value = list(value)
         setattr(state, name, value)
+    if hasattr(state, "untrack"):
+        state.untrack()  # changed outside a handler: the next clone checks everything
 
 
 class Series:

@@ -20,7 +20,7 @@ silently corrupting a checkpoint.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import islice
+from itertools import count, islice
 from typing import Any, TypeVar
 
 GUARD = False  # tests turn this on: changing a shared creature raises
@@ -137,7 +137,9 @@ class TableState:
       creatures are registered (:meth:`registered`).
     """
 
-    DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo")
+    # What changed since a reference clone (see :meth:`clone`): never persisted, never in a delta.
+    TRACKING = ("_token", "_base", "_dirty", "_seen", "_ctrack", "_open", "_eseen", "_etrack")
+    DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo", *TRACKING)
 
     __slots__ = (
         "flags",
@@ -154,6 +156,7 @@ class TableState:
         "carriers",
         "known",
         "memo",
+        *TRACKING,
     )
 
     def __init__(self, flags: dict[str, Any]) -> None:
@@ -173,6 +176,7 @@ class TableState:
         self.carriers: dict[str, str] = {}
         self.memo: dict[str, Any] = {}
         self.known = 0  # len(holders) as this bookkeeping last saw it (a direct write changes it)
+        self.untrack()
 
     def derive(self) -> None:
         """Rebuild the derived slots from ``holders`` and the creatures (after loading a state)."""
@@ -181,6 +185,51 @@ class TableState:
         self.memo = {}
         self._index_anchors()
         self.known = len(self.holders)
+        self.untrack()
+
+    def untrack(self) -> None:
+        """Forget what changed since the last clone: the next clone checks every creature and
+        encounter (call it after changing the state other than through a handler, e.g. a delta)."""
+        self._token = next(_TOKENS)
+        self._base = 0
+        self._dirty: list[str] = []
+        self._seen = 0
+        self._ctrack: dict[str, Any] | None = None
+        self._open: list[str] = []
+        self._eseen = 0
+        self._etrack: dict[str, Any] | None = None
+
+    def changed_since(self, token: int) -> tuple[list[str], list[str]] | None:
+        """The ids of the creatures and of the encounters that may differ from the state whose
+        clone token is ``token`` (a superset), or None when this state cannot tell."""
+        if not token or self._base != token:
+            return None
+        return self._candidates()
+
+    def _candidates(self) -> tuple[list[str], list[str]] | None:
+        """The creatures owned or added, and the encounters open or added, since ``_base``
+        (None when a dictionary was replaced or shrank: then nothing is known)."""
+        creatures, encounters = self.creatures, self.encounters
+        if (
+            self._ctrack is not creatures
+            or self._etrack is not encounters
+            or len(creatures) < self._seen
+            or len(encounters) < self._eseen
+        ):
+            return None
+        cids = self._dirty
+        added = len(creatures) - self._seen
+        if added:
+            tail = list(islice(reversed(creatures), added))
+            tail.reverse()
+            cids = cids + tail
+        eids = self._open
+        added = len(encounters) - self._eseen
+        if added:
+            tail = list(islice(reversed(encounters), added))
+            tail.reverse()
+            eids = eids + tail
+        return cids, eids
 
     def _index_anchors(self) -> None:
         anchors: dict[str, tuple[str, ...]] = {}
@@ -208,21 +257,69 @@ class TableState:
         self.carriers = carriers
 
     def clone(self: S) -> S:
-        """A copy that shares creatures until one side changes them (copy-on-write)."""
+        """A copy that shares creatures until one side changes them (copy-on-write).
+
+        Its cost does not grow with the campaign: only the creatures owned (:meth:`own`) or
+        added since this state was last cloned can be unshared, and only the encounters open or
+        added since then can be open (the others ended: shared). Both are tracked (the
+        ``TRACKING`` slots), and the clone remembers them as what differs from the state this
+        one was cloned into last (:meth:`changed_since`: a checkpoint delta reads only those)."""
         s = object.__new__(type(self))
         put = object.__setattr__
-        for c in self.creatures.values():
-            if not c.shared:
-                put(c, "shared", True)
+        creatures, encounters = self.creatures, self.encounters
+        known = self._candidates()
+        if known is None:
+            cids = None
+            for c in creatures.values():
+                if not c.shared:
+                    put(c, "shared", True)
+            copied = {k: (e if e.state == "ended" else e.clone()) for k, e in encounters.items()}
+            still_open = [k for k, e in copied.items() if e is not encounters[k]]
+        else:
+            cids, eids = known
+            for cid in cids:
+                c = creatures.get(cid)
+                if c is not None and not c.shared:
+                    put(c, "shared", True)
+            copied = dict(encounters)
+            still_open = []
+            for k in eids:
+                e = copied.get(k)
+                if e is not None and e.state != "ended":
+                    copied[k] = e.clone()
+                    still_open.append(k)
+        if GUARD:
+            _check_marked(self, copied)
+        tracking = TableState.TRACKING
         for name in _slots(type(self)):
-            value = getattr(self, name)
+            if name in tracking:
+                continue
             if name == "encounters":
-                value = {k: (e if e.state == "ended" else e.clone()) for k, e in value.items()}
-            elif isinstance(value, dict):
-                value = dict(value)
-            elif isinstance(value, list):
-                value = list(value)
+                value: Any = copied
+            else:
+                value = getattr(self, name)
+                if isinstance(value, dict):
+                    value = dict(value)
+                elif isinstance(value, list):
+                    value = list(value)
             setattr(s, name, value)
+        # the clone: what differs from this state's reference clone (when known)
+        s._token = next(_TOKENS)
+        s._base = self._base if known is not None else 0
+        s._dirty = list(cids) if cids is not None else []
+        s._seen = len(creatures)
+        s._ctrack = s.creatures
+        s._open = list(known[1]) if known is not None else still_open
+        s._eseen = len(encounters)
+        s._etrack = copied
+        # this state now reads as the clone: it is the reference from here on
+        self._base = s._token
+        self._dirty = []
+        self._seen = len(creatures)
+        self._ctrack = creatures
+        self._open = still_open
+        self._eseen = len(encounters)
+        self._etrack = encounters
         return s
 
     def own(self, cid: str) -> Any:
@@ -231,6 +328,7 @@ class TableState:
         if c.shared:
             c = c.clone()
             self.creatures[cid] = c
+            self._dirty.append(cid)
         if cid in self.holders:
             self.watch[cid] = None
         return c
@@ -384,6 +482,18 @@ class TableState:
 
 
 S = TypeVar("S", bound=TableState)
+_TOKENS = count(1)
+
+
+def _check_marked(state: TableState, copied: dict[str, Any]) -> None:
+    """Under :data:`GUARD`: the tracked clone marked every creature shared and cloned every
+    open encounter, as checking all of them would."""
+    for cid, c in state.creatures.items():
+        if not c.shared:
+            raise AssertionError(f"clone left creature {cid!r} unshared: it changed untracked")
+    for k, e in state.encounters.items():
+        if e.state != "ended" and copied[k] is e:
+            raise AssertionError(f"clone shared the open encounter {k!r}: it was added untracked")
 
 
 PENDING = "(pending)"
