@@ -117,7 +117,6 @@ applied (:func:`next_turn_passed`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -697,7 +696,9 @@ def action_problem(
             f"(it is {_name(state, enc.current)}'s turn)",
             "NOT_YOUR_TURN",
         )
-    taken = Counter([*enc.turn_log.get("actions", ()), action])
+    taken: dict[str, int] = {}  # action kind -> how many this turn, this one included
+    for k in (*enc.turn_log.get("actions", ()), action):
+        taken[k] = taken.get(k, 0) + 1
     extra: dict[str, int] = enc.turn_log.get("extra", {})
     count = sum(taken.values())
     surprise = table.surprise_round
@@ -718,7 +719,7 @@ def action_problem(
             return (f"{name} is {why}: {limit.text or 'no more actions'}", limit.code)
         return None
     if not any(
-        all(taken[k] <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
+        all(taken.get(k, 0) <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
     ):
         return (f"{name} has no {action} action left this turn {table.budget_text}".strip(), "NO_ACTION_LEFT")
     return None

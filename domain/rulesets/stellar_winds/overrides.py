@@ -63,7 +63,10 @@ def check(fact_type: str, payload: dict[str, Any], field: str, value: Any) -> An
 
 def value(ctx: Any, name: str, *suffixes: Any) -> tuple[Any, bool]:
     """The overridden value of ``name`` (most specific first: each suffix, then none), if any."""
+    given = ctx.overrides
+    if not given:  # the usual fact: no override at all (no key to build)
+        return None, False
     for key in (*(f"{name}:{s}" for s in suffixes), name):
-        if key in ctx.overrides:
-            return ctx.overrides[key], True
+        if key in given:
+            return given[key], True
     return None, False
