@@ -317,6 +317,11 @@ def attack(inner: Handler) -> Handler:
 
     def handler(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         power = p["power"]
+        if not any(k in power for k in GEAR_KEYS) and not any(
+            bluffed_for(state, t["target"], p["attacker"]) and "combat_advantage" not in _names(t)
+            for t in p["targets"]
+        ):
+            return inner(state, p, ctx)  # the usual attack: what the copies below would come to
         plain = {k: v for k, v in power.items() if k not in GEAR_KEYS}
         targets = [dict(t) for t in p["targets"]]
         extra: dict[str, Any] = {}
