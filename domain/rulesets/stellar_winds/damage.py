@@ -17,7 +17,7 @@ from typing import Any
 from domain.core import damage as core_damage
 from domain.errors import RuleViolation
 from domain.rulesets.stellar_winds import effects
-from domain.rulesets.stellar_winds.state import Creature, divide
+from domain.rulesets.stellar_winds.state import LIFE_CONDITIONS, Creature, divide
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
 
@@ -31,6 +31,8 @@ def resistance(c: Creature, types: list[str], flags: dict[str, Any] | None = Non
     """The resistance that applies to damage of these types (B-SW-14, SW-28; ``core.damage``):
     per type the highest (``sw.resist_stacking``: or the sum); for several types the lowest, 0
     unless each is resisted (``sw.multi_type_resist``: or the highest of them)."""
+    if not c.resist and not c.effects and c.life not in LIFE_CONDITIONS:
+        return 0  # nothing to resist with (what the rules below give for no pairs at all)
     flags = flags or {}
     conds = c.conditions()
     pairs = [
@@ -51,6 +53,8 @@ def resistance(c: Creature, types: list[str], flags: dict[str, Any] | None = Non
 
 def vulnerability(c: Creature, types: list[str]) -> int:
     """The highest vulnerability among the damage's types, once (adopted ruling 15; ``core.damage``)."""
+    if not c.vuln and not c.effects:
+        return 0  # no vulnerability at all (what the rule below gives for no pairs)
     pairs = [*c.vuln.items(), *((v["type"], v["value"]) for v in _components(c, "vuln"))]
     return core_damage.vulnerability(core_damage.highest(pairs), types)
 

@@ -168,9 +168,9 @@ class Creature(CreatureBase):
     def conditions(self) -> set[str]:
         """Every condition it has now: from its life state and its effects, with implications."""
         found: set[str] = set()
-        if not self.effects and self.life not in _LIFE_CONDITIONS:
+        if not self.effects and self.life not in LIFE_CONDITIONS:
             return found  # the usual creature: nothing to collect
-        if self.life in _LIFE_CONDITIONS:
+        if self.life in LIFE_CONDITIONS:
             found.add("dying" if self.life == "dying" else "unconscious")
         for eff in self.effects:
             if eff.get("pending"):
@@ -189,7 +189,7 @@ class Creature(CreatureBase):
         return found
 
 
-_LIFE_CONDITIONS = ("dying", "knocked_out", "stabilized")  # life states that bring a condition
+LIFE_CONDITIONS = ("dying", "knocked_out", "stabilized")  # life states that bring a condition
 
 
 def new_creature(cid: str) -> Creature:
