@@ -162,38 +162,38 @@ def _attack_parts(
         parts.append({"source": spec.label, "value": spec.modifier})
     tconds = target.conditions()
     aconds = attacker.conditions()
-    granting = sorted(
-        c
-        for c in tconds
-        if CONDITIONS.get(c)
-        and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
-    )
-    # A1.5: the attacker must be able to see the target to have combat advantage
-    unseen = any(CONDITIONS[c].unseen for c in tconds if c in CONDITIONS)
-    sees = not unseen and not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
-    if granting and not has_ca and sees:
-        has_ca = True
-        parts.append(
-            {"source": f"combat advantage (target {', '.join(granting)})", "value": COMBAT_ADVANTAGE_BONUS}
+    if tconds or aconds:  # (no condition on either side: none of these parts)
+        granting = sorted(
+            c
+            for c in tconds
+            if CONDITIONS.get(c)
+            and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
         )
-    # A1.10 Invisible: its enemies cannot see it, so it has combat advantage against them...
-    if any(CONDITIONS[c].unseen for c in aconds if c in CONDITIONS) and not has_ca and sees:
-        has_ca = True
-        parts.append({"source": "combat advantage (attacker invisible)", "value": COMBAT_ADVANTAGE_BONUS})
-    # ...and attacking it, they cannot see it: total concealment for melee and ranged (A1.5),
-    # unless the attacker is blinded (its own -5 already counts) or concealment was declared
-    blind = any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
-    if (
-        unseen
-        and kind in ("melee", "ranged")
-        and not blind
-        and not declared & {"concealment", "total_concealment"}
-    ):
-        parts.append({"source": "total concealment (target invisible)", "value": -5})
-    for cond in sorted(aconds):
-        spec = CONDITIONS.get(cond)
-        if spec and spec.attack_penalty and kind in spec.attack_penalty_kinds:
-            parts.append({"source": f"attacker {cond}", "value": spec.attack_penalty})
+        # A1.5: the attacker must be able to see the target to have combat advantage
+        unseen = any(CONDITIONS[c].unseen for c in tconds if c in CONDITIONS)
+        sees = not unseen and not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+        if granting and not has_ca and sees:
+            has_ca = True
+            source = f"combat advantage (target {', '.join(granting)})"
+            parts.append({"source": source, "value": COMBAT_ADVANTAGE_BONUS})
+        # A1.10 Invisible: its enemies cannot see it, so it has combat advantage against them...
+        if any(CONDITIONS[c].unseen for c in aconds if c in CONDITIONS) and not has_ca and sees:
+            has_ca = True
+            parts.append({"source": "combat advantage (attacker invisible)", "value": COMBAT_ADVANTAGE_BONUS})
+        # ...and attacking it, they cannot see it: total concealment for melee and ranged (A1.5),
+        # unless the attacker is blinded (its own -5 already counts) or concealment was declared
+        blind = any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+        if (
+            unseen
+            and kind in ("melee", "ranged")
+            and not blind
+            and not declared & {"concealment", "total_concealment"}
+        ):
+            parts.append({"source": "total concealment (target invisible)", "value": -5})
+        for cond in sorted(aconds):
+            spec = CONDITIONS.get(cond)
+            if spec and spec.attack_penalty and kind in spec.attack_penalty_kinds:
+                parts.append({"source": f"attacker {cond}", "value": spec.attack_penalty})
     markers = effects.markers(attacker)
     if markers and not markers & ids:
         parts.append({"source": "marked: attack ignores the marker", "value": MARKED_PENALTY})
