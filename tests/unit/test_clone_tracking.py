@@ -129,3 +129,26 @@ def test_the_reference_can_tell_a_difference(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(core_state, "GUARD", True)  # and the tests' guard says so loudly
     with pytest.raises(AssertionError, match="untracked"):
         reading(entries)
+
+
+class _Toy(core_state.CreatureBase):
+    __slots__ = ("pc",)
+    pc: bool
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.booleans(), max_size=6), max_size=8))
+def test_registered_reads_the_creatures_added_since_it_last_looked(batches: list[list[bool]]) -> None:
+    """``TableState.registered`` (read from the end of the creatures) equals the scan of them all,
+    whatever was added between two questions and whichever clone asks."""
+    state = TableState({})
+    n = 0
+    for batch in batches:
+        for is_pc in batch:
+            c = core_state.new_creature(_Toy, f"c{n}")
+            c.pc = is_pc
+            state.creatures[c.id] = c
+            n += 1
+        state = state.clone() if n % 2 else state
+        expected = tuple(cid for cid, c in state.creatures.items() if c.pc)
+        assert state.registered("pcs", lambda c: c.pc) == expected
