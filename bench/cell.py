@@ -34,8 +34,9 @@ class Floors:
 
     @property
     def full_s(self) -> float:
-        """A cold process's work without snapshots: read, decode, append, fold."""
-        return self.load_s + self.fold_s
+        """A cold process's work without snapshots: read, decode, append, fold (the product's
+        load folds as it reads; ``fold_s`` is the fold alone, in memory)."""
+        return self.load_s
 
     @property
     def decode_rate(self) -> float:

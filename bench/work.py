@@ -84,7 +84,6 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
 
 # ---------------------------------------------------------------------------- fold
 def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
-    from api.service import application as service
     from api.service.settings import Settings
     from api.service.store import open_application
 
@@ -105,30 +104,34 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
         def full() -> tuple[float, float, int]:
             app._campaigns.pop(cid, None)  # a cold load: the product's cache is per process
             gc.collect()
-            # A cold load of FREEZE_AFTER facts or more folds before it returns (then freezes the
-            # heap): the fold would be timed as part of the load and fold_s, the P3/P4 floor,
-            # would be ~0 from 20k facts on. The load is told not to fold; the fold is timed on
-            # its own, and the collect + freeze the product then does counts as load.
-            freeze_after = service.FREEZE_AFTER
-            service.FREEZE_AFTER = 1 << 62
-            try:
-                began = time.perf_counter()
-                campaign = app.campaign(cid)  # the product's load: read, decode, append to the ledger
-                loaded = time.perf_counter()
-                campaign.ledger.state  # noqa: B018 - the fold, with its checkpoints
-                done = time.perf_counter()
-            finally:
-                service.FREEZE_AFTER = freeze_after
-            frozen = 0.0
-            if campaign.ledger.last_seq - campaign.ledger.first_seq + 1 >= freeze_after:
-                began_freeze = time.perf_counter()
-                gc.collect()
-                gc.freeze()
-                frozen = time.perf_counter() - began_freeze
+            # The product's load reads, decodes, appends and folds as it goes (then, from
+            # FREEZE_AFTER facts, collects and freezes the heap): all of it is the load.
+            began = time.perf_counter()
+            campaign = app.campaign(cid)
+            campaign.ledger.state  # noqa: B018 - folded by the load already (nothing left)
+            load_s = time.perf_counter() - began
             orphans = len(campaign.ledger.orphans)
+            ruleset, flags = campaign.ledger.ruleset, campaign.ledger.flags
             app._campaigns.pop(cid, None)
+            del campaign
             gc.unfreeze()
-            return loaded - began + frozen, done - loaded, orphans
+            return load_s, in_memory_fold(ruleset, flags), orphans
+
+        def in_memory_fold(ruleset: Any, flags: dict[str, Any]) -> float:
+            """The fold alone, every fact in memory (a scratch ledger, no loader): the floor of
+            P3 and P4 (a full fold), and the fold's share of the load."""
+            from domain.ledger import Ledger
+
+            entries = [e.entry() for e in app.events.get(cid, gt=1)]
+            ledger = Ledger(ruleset, flags, first_seq=2)
+            for e in entries:
+                ledger.append(e)
+            gc.collect()
+            began = time.perf_counter()
+            ledger.state  # noqa: B018 - the fold, with its checkpoints
+            took = time.perf_counter() - began
+            del ledger, entries
+            return took
 
         for i in range(repeat):
             if i % 2 == 0:

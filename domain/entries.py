@@ -82,6 +82,11 @@ class Entries(Sequence[Entry]):
         return self._loader is not None
 
     @property
+    def window(self) -> int | None:
+        """How many recent facts stay in memory at least (None: every fact, no loader)."""
+        return self._window if self._loader is not None else None
+
+    @property
     def resident(self) -> int:
         """How many facts are held in memory (recent ones and cached pages)."""
         return len(self._recent) + sum(len(p) for p in self._pages.values())

@@ -85,6 +85,11 @@ __all__ = [
 INF = 1 << 62
 CORRECTED = "corrected"
 RECORDED = "recorded"
+# Ledger.load: the fold trails the newest fact appended by this many facts (corrections within
+# it are resolved before the facts they reinterpret are folded), and without a window folds
+# every LOAD_FOLD_EVERY facts.
+LOOKAHEAD = 2048
+LOAD_FOLD_EVERY = 8192
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
 # Correction facts: they change how earlier facts are read.
@@ -281,6 +286,32 @@ class Ledger:
         # A recorded ruling changes the resolution too (its value is read by the facts citing it).
         if entry.type in META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
+
+    def load(self, entries: Iterable[Entry], *, lookahead: int = LOOKAHEAD) -> int:
+        """Append stored facts (in position order) and fold them as they come: each is read
+        once. Returns how many were appended.
+
+        Appending a long campaign first and folding it afterwards would read every fact the
+        window no longer holds twice: once to append (and index), once to fold. Here the fold
+        trails the newest fact appended by ``lookahead`` facts and never falls further behind
+        than the window holds, so what it folds is still in memory. A correction that follows
+        what it reinterprets by less than ``lookahead`` (almost every one: corrections amend or
+        revoke something recent) is resolved before those facts are folded; one that reaches
+        further back rewinds the fold, as any appended correction does (reading back what the
+        window no longer holds). The result is the same either way: the one fold, under the
+        resolution of every correction appended."""
+        window = self.entries.window
+        every = LOAD_FOLD_EVERY if window is None else max(1, window)
+        trail = max(0, min(lookahead, every // 2))
+        n = 0
+        entries_ = self.entries
+        for entry in entries:
+            self.append(entry)
+            n += 1
+            if len(entries_) - self._folded >= every:
+                self._catch_up(len(entries_) - trail)
+        self._catch_up()
+        return n
 
     def _adopt(self, p: _Prepared) -> None:
         res = p.res
@@ -634,7 +665,10 @@ class Ledger:
                 p, cp, orphans = got
                 return p.n, (j, cp), cp.clone(), orphans.fork()
 
-    def _catch_up(self) -> None:
+    def _catch_up(self, stop: int | None = None) -> None:
+        """Resolve the corrections appended since the last fold (rewinding the fold from the
+        earliest position whose reading they change) and fold the entries up to index ``stop``
+        (all by default)."""
         if self._dirty_corrections:
             n = len(self._corrections)
             new = self._resolve_n(n)
@@ -649,8 +683,9 @@ class Ledger:
             elif first < INF and self._folded and first <= self.first_seq + self._folded - 1:
                 self._rewind(first)
             self._dirty_corrections = False
-        if self._folded < len(self.entries):
-            self._fold_forward()
+        stop = len(self.entries) if stop is None else min(stop, len(self.entries))
+        if self._folded < stop:
+            self._fold_forward(stop)
 
     def _rewind(self, first: int) -> None:
         """Forget the fold from position ``first`` on (its reading changed)."""
@@ -666,20 +701,20 @@ class Ledger:
         if self._lent:
             self._state, self._lent = self._state.clone(), False
 
-    def _fold_forward(self) -> None:
+    def _fold_forward(self, stop: int) -> None:
         self._own_state()
         start = self._folded
         self._tip = self._fold(
             self._state,
             self._orphans,
             start,
-            len(self.entries),
+            stop,
             self._res,
             series=self._checkpoints,
             base=self._tip,
             recorded=self._recorded_ok(self._res, self.first_seq + start - 1),
         )
-        self._folded = len(self.entries)
+        self._folded = stop
 
     def _maybe_checkpoint(self) -> None:
         n = len(self.entries)
