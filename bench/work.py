@@ -86,6 +86,7 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
 def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     from api.service.settings import Settings
     from api.service.store import open_application
+    from domain.rulesets import get_ruleset
 
     cid = UUID(campaign_id)
     # snapshot_every=0: no snapshot is read or written -- this is the fold from the facts
@@ -93,15 +94,29 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     samples: list[dict[str, float]] = []
     try:
 
-        def decode() -> float:
+        def decode() -> tuple[float, float]:
+            """The decode-only read; then, untimed, a scratch ledger (no loader: every fact in
+            memory) of the facts decoded, and its fold timed: the fold alone, the floor of P3
+            and P4 (a full fold) and the fold's share of the load."""
+            from domain.ledger import Ledger
+
             gc.collect()
             began = time.perf_counter()
             events = [app.mapper.to_domain_event(s) for s in app.recorder.select_events(cid)]
             took = time.perf_counter() - began
+            start = events[0]
+            ledger = Ledger(get_ruleset(start.ruleset), start.flags, first_seq=2)
+            for e in events[1:]:
+                ledger.append(e.entry())
             del events
-            return took
+            gc.collect()
+            began = time.perf_counter()
+            ledger.state  # noqa: B018 - the fold, with its checkpoints
+            fold_s = time.perf_counter() - began
+            del ledger
+            return took, fold_s
 
-        def full() -> tuple[float, float, int]:
+        def full() -> tuple[float, int]:
             app._campaigns.pop(cid, None)  # a cold load: the product's cache is per process
             gc.collect()
             # The product's load reads, decodes, appends and folds as it goes (then, from
@@ -111,35 +126,18 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
             campaign.ledger.state  # noqa: B018 - folded by the load already (nothing left)
             load_s = time.perf_counter() - began
             orphans = len(campaign.ledger.orphans)
-            ruleset, flags = campaign.ledger.ruleset, campaign.ledger.flags
             app._campaigns.pop(cid, None)
             del campaign
             gc.unfreeze()
-            return load_s, in_memory_fold(ruleset, flags), orphans
-
-        def in_memory_fold(ruleset: Any, flags: dict[str, Any]) -> float:
-            """The fold alone, every fact in memory (a scratch ledger, no loader): the floor of
-            P3 and P4 (a full fold), and the fold's share of the load."""
-            from domain.ledger import Ledger
-
-            entries = [e.entry() for e in app.events.get(cid, gt=1)]
-            ledger = Ledger(ruleset, flags, first_seq=2)
-            for e in entries:
-                ledger.append(e)
-            gc.collect()
-            began = time.perf_counter()
-            ledger.state  # noqa: B018 - the fold, with its checkpoints
-            took = time.perf_counter() - began
-            del ledger, entries
-            return took
+            return load_s, orphans
 
         for i in range(repeat):
             if i % 2 == 0:
-                d = decode()
-                load_s, fold_s, orphans = full()
+                d, fold_s = decode()
+                load_s, orphans = full()
             else:
-                load_s, fold_s, orphans = full()
-                d = decode()
+                load_s, orphans = full()
+                d, fold_s = decode()
             samples.append({"decode_s": d, "load_s": load_s, "fold_s": fold_s, "orphans": orphans})
             emit({"samples": samples})
     finally:

@@ -355,7 +355,10 @@ class Ledger:
         cause = meta.get("causation_id")
         if isinstance(cause, int):
             self._children.setdefault(cause, []).append(entry.seq)
-        for rid in _cited_rulings(entry.payload):
+        known = entry.cites
+        current = self.catalogue.versions.get(entry.type, entry.version) == entry.version
+        cites = known if known is not None and current else _cited_rulings(entry.payload)
+        for rid in cites:
             self._citations.setdefault(rid, []).append(entry.seq)
         if entry.type == "RulingRecorded":
             self._rulings_recorded[entry.payload["ruling_id"]] = entry.seq

@@ -94,6 +94,7 @@ POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild 
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
+_RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
 # What the store held after a cached campaign's version, read before taking its lock: (version, events).
 Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
@@ -406,7 +407,8 @@ class ChronicleApplication(Application[UUID]):
             for row in self.recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit):
                 if row.topic != topic:
                     break
-                d = json.loads(row.state)
+                raw = row.state
+                d = json.loads(raw)
                 stamp = d["timestamp"]
                 out.append(
                     Entry(
@@ -416,6 +418,8 @@ class ChronicleApplication(Application[UUID]):
                         d["payload"],
                         d["meta"],
                         stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
+                        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
+                        None if _RULING in raw else (),
                     )
                 )
             else:
