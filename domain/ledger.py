@@ -85,10 +85,10 @@ __all__ = [
 INF = 1 << 62
 CORRECTED = "corrected"
 RECORDED = "recorded"
-# Ledger.load: the fold trails the newest fact appended by this many facts (corrections within
-# it are resolved before the facts they reinterpret are folded), and without a window folds
-# every LOAD_FOLD_EVERY facts.
-LOOKAHEAD = 2048
+# Ledger.load: the fold trails the newest fact appended by this many facts at most (corrections
+# within it are resolved before the facts they reinterpret are folded; the window bounds it),
+# and without a window folds every LOAD_FOLD_EVERY facts.
+LOOKAHEAD = 1 << 62
 LOAD_FOLD_EVERY = 8192
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
@@ -288,30 +288,48 @@ class Ledger:
             self._dirty_corrections = True
 
     def load(self, entries: Iterable[Entry], *, lookahead: int = LOOKAHEAD) -> int:
-        """Append stored facts (in position order) and fold them as they come: each is read
-        once. Returns how many were appended.
+        """Append stored facts (in position order) and fold them as they come, so that each
+        is read once. Returns how many were appended.
 
-        Appending a long campaign first and folding it afterwards would read every fact the
-        window no longer holds twice: once to append (and index), once to fold. Here the fold
-        trails the newest fact appended by ``lookahead`` facts and never falls further behind
-        than the window holds, so what it folds is still in memory. A correction that follows
-        what it reinterprets by less than ``lookahead`` (almost every one: corrections amend or
-        revoke something recent) is resolved before those facts are folded; one that reaches
-        further back rewinds the fold, as any appended correction does (reading back what the
-        window no longer holds). The result is the same either way: the one fold, under the
-        resolution of every correction appended."""
+        Appending a long campaign first and folding it afterwards reads every fact the window
+        no longer holds twice: once to append (and index), once to fold. Here the fold trails
+        the newest fact appended by ``lookahead`` facts (at most three quarters of the window)
+        and never falls further behind than the window holds, so what it folds is still in
+        memory. A correction that follows what it reinterprets by less than that is resolved
+        before those facts are folded; one that reaches further back rewinds the fold, as any
+        appended correction does -- while what it reaches is still in memory. Once a
+        correction reaches back past the facts held (an overturned ruling cited long ago),
+        the load only appends: the one fold at the end starts from the earliest position the
+        corrections reach (reading back from there), instead of refolding again for each such
+        correction. The result is the same either way: the one fold, under the resolution of
+        every correction appended."""
         window = self.entries.window
         every = LOAD_FOLD_EVERY if window is None else max(1, window)
-        trail = max(0, min(lookahead, every // 2))
+        trail = max(0, min(lookahead, every - max(1, every // 4)))
         n = 0
         entries_ = self.entries
+        folding = True
         for entry in entries:
             self.append(entry)
             n += 1
-            if len(entries_) - self._folded >= every:
-                self._catch_up(len(entries_) - trail)
+            if folding and len(entries_) - self._folded >= every:
+                folding = not self._reaches_past_memory()
+                if folding:
+                    self._catch_up(len(entries_) - trail)
         self._catch_up()
         return n
+
+    def _reaches_past_memory(self) -> bool:
+        """Whether the corrections appended since the last fold change the reading of a folded
+        fact the window no longer holds (a rewind would read facts back)."""
+        if not self._dirty_corrections or not self._folded:
+            return False
+        new = self._resolve_n(len(self._corrections))
+        if new.retro_flags != self._res.retro_flags:
+            first = self.first_seq
+        else:
+            first = self._first_difference(self._res, new)
+        return first <= self.first_seq + self._folded - 1 and not self.entries.holds(first - self.first_seq)
 
     def _adopt(self, p: _Prepared) -> None:
         res = p.res
