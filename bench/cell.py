@@ -34,8 +34,9 @@ class Floors:
 
     @property
     def full_s(self) -> float:
-        """A cold process's work without snapshots: read, decode, append, fold."""
-        return self.load_s + self.fold_s
+        """A cold process's work without snapshots: read, decode, append, fold (the product's
+        load folds as it reads; ``fold_s`` is the fold alone, in memory)."""
+        return self.load_s
 
     @property
     def decode_rate(self) -> float:
@@ -70,8 +71,9 @@ class Cell:
                 out = work(
                     "fold",
                     {"url": self.store.url, "campaign_id": self.store.campaign_id, "repeat": repeat},
-                    # a floor, and P2 itself: budget it by size (1 ms a fact) on top of the process budget
-                    seconds=(ctx.budgets.process_s + self.size / 1000) * repeat,
+                    # a floor, and P2 itself: budget it by size on top of the process budget, 2 ms a
+                    # fact per sample (a sample folds twice: the product's load and the fold floor)
+                    seconds=(ctx.budgets.process_s + self.size / 500) * repeat,
                     memory_mb=ctx.budgets.memory_mb,
                     label=self.label,
                     inprocess=ctx.smoke,

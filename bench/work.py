@@ -84,9 +84,9 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
 
 # ---------------------------------------------------------------------------- fold
 def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
-    from api.service import application as service
     from api.service.settings import Settings
     from api.service.store import open_application
+    from domain.rulesets import get_ruleset
 
     cid = UUID(campaign_id)
     # snapshot_every=0: no snapshot is read or written -- this is the fold from the facts
@@ -94,49 +94,50 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     samples: list[dict[str, float]] = []
     try:
 
-        def decode() -> float:
+        def decode() -> tuple[float, float]:
+            """The decode-only read; then, untimed, a scratch ledger (no loader: every fact in
+            memory) of the facts decoded, and its fold timed: the fold alone, the floor of P3
+            and P4 (a full fold) and the fold's share of the load."""
+            from domain.ledger import Ledger
+
             gc.collect()
             began = time.perf_counter()
             events = [app.mapper.to_domain_event(s) for s in app.recorder.select_events(cid)]
             took = time.perf_counter() - began
+            start = events[0]
+            ledger = Ledger(get_ruleset(start.ruleset), start.flags, first_seq=2)
+            for e in events[1:]:
+                ledger.append(e.entry())
             del events
-            return took
+            gc.collect()
+            began = time.perf_counter()
+            ledger.state  # noqa: B018 - the fold, with its checkpoints
+            fold_s = time.perf_counter() - began
+            del ledger
+            return took, fold_s
 
-        def full() -> tuple[float, float, int]:
+        def full() -> tuple[float, int]:
             app._campaigns.pop(cid, None)  # a cold load: the product's cache is per process
             gc.collect()
-            # A cold load of FREEZE_AFTER facts or more folds before it returns (then freezes the
-            # heap): the fold would be timed as part of the load and fold_s, the P3/P4 floor,
-            # would be ~0 from 20k facts on. The load is told not to fold; the fold is timed on
-            # its own, and the collect + freeze the product then does counts as load.
-            freeze_after = service.FREEZE_AFTER
-            service.FREEZE_AFTER = 1 << 62
-            try:
-                began = time.perf_counter()
-                campaign = app.campaign(cid)  # the product's load: read, decode, append to the ledger
-                loaded = time.perf_counter()
-                campaign.ledger.state  # noqa: B018 - the fold, with its checkpoints
-                done = time.perf_counter()
-            finally:
-                service.FREEZE_AFTER = freeze_after
-            frozen = 0.0
-            if campaign.ledger.last_seq - campaign.ledger.first_seq + 1 >= freeze_after:
-                began_freeze = time.perf_counter()
-                gc.collect()
-                gc.freeze()
-                frozen = time.perf_counter() - began_freeze
+            # The product's load reads, decodes, appends and folds as it goes (then, from
+            # FREEZE_AFTER facts, collects and freezes the heap): all of it is the load.
+            began = time.perf_counter()
+            campaign = app.campaign(cid)
+            campaign.ledger.state  # noqa: B018 - folded by the load already (nothing left)
+            load_s = time.perf_counter() - began
             orphans = len(campaign.ledger.orphans)
             app._campaigns.pop(cid, None)
+            del campaign
             gc.unfreeze()
-            return loaded - began + frozen, done - loaded, orphans
+            return load_s, orphans
 
         for i in range(repeat):
             if i % 2 == 0:
-                d = decode()
-                load_s, fold_s, orphans = full()
+                d, fold_s = decode()
+                load_s, orphans = full()
             else:
-                load_s, fold_s, orphans = full()
-                d = decode()
+                load_s, orphans = full()
+                d, fold_s = decode()
             samples.append({"decode_s": d, "load_s": load_s, "fold_s": fold_s, "orphans": orphans})
             emit({"samples": samples})
     finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
 __all__ = ["Entries", "Entry", "EntryLoader", "MissingFacts"]
@@ -33,6 +33,10 @@ class Entry:
     payload: dict[str, Any]
     meta: dict[str, Any]
     timestamp: str = ""
+    # The ruling ids the stored payload cites, when whoever read it knows them already (``()``:
+    # none -- the stored JSON has no ``"ruling`` in it anywhere); None: the ledger looks. Only
+    # trusted for a payload at its type's current version (an upcast payload is looked at).
+    cites: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
 
 class EntryLoader(Protocol):
@@ -80,6 +84,11 @@ class Entries(Sequence[Entry]):
     @property
     def paged(self) -> bool:
         return self._loader is not None
+
+    @property
+    def window(self) -> int | None:
+        """How many recent facts stay in memory at least (None: every fact, no loader)."""
+        return self._window if self._loader is not None else None
 
     @property
     def resident(self) -> int:

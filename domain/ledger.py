@@ -85,6 +85,11 @@ __all__ = [
 INF = 1 << 62
 CORRECTED = "corrected"
 RECORDED = "recorded"
+# Ledger.load: the fold trails the newest fact appended by this many facts at most (corrections
+# within it are resolved before the facts they reinterpret are folded; the window bounds it),
+# and without a window folds every LOAD_FOLD_EVERY facts.
+LOOKAHEAD = 1 << 62
+LOAD_FOLD_EVERY = 8192
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
 # Correction facts: they change how earlier facts are read.
@@ -282,6 +287,50 @@ class Ledger:
         if entry.type in META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
 
+    def load(self, entries: Iterable[Entry], *, lookahead: int = LOOKAHEAD) -> int:
+        """Append stored facts (in position order) and fold them as they come, so that each
+        is read once. Returns how many were appended.
+
+        Appending a long campaign first and folding it afterwards reads every fact the window
+        no longer holds twice: once to append (and index), once to fold. Here the fold trails
+        the newest fact appended by ``lookahead`` facts (at most three quarters of the window)
+        and never falls further behind than the window holds, so what it folds is still in
+        memory. A correction that follows what it reinterprets by less than that is resolved
+        before those facts are folded; one that reaches further back rewinds the fold, as any
+        appended correction does -- while what it reaches is still in memory. Once a
+        correction reaches back past the facts held (an overturned ruling cited long ago),
+        the load only appends: the one fold at the end starts from the earliest position the
+        corrections reach (reading back from there), instead of refolding again for each such
+        correction. The result is the same either way: the one fold, under the resolution of
+        every correction appended."""
+        window = self.entries.window
+        every = LOAD_FOLD_EVERY if window is None else max(1, window)
+        trail = max(0, min(lookahead, every - max(1, every // 4)))
+        n = 0
+        entries_ = self.entries
+        folding = True
+        for entry in entries:
+            self.append(entry)
+            n += 1
+            if folding and len(entries_) - self._folded >= every:
+                folding = not self._reaches_past_memory()
+                if folding:
+                    self._catch_up(len(entries_) - trail)
+        self._catch_up()
+        return n
+
+    def _reaches_past_memory(self) -> bool:
+        """Whether the corrections appended since the last fold change the reading of a folded
+        fact the window no longer holds (a rewind would read facts back)."""
+        if not self._dirty_corrections or not self._folded:
+            return False
+        new = self._resolve_n(len(self._corrections))
+        if new.retro_flags != self._res.retro_flags:
+            first = self.first_seq
+        else:
+            first = self._first_difference(self._res, new)
+        return first <= self.first_seq + self._folded - 1 and not self.entries.holds(first - self.first_seq)
+
     def _adopt(self, p: _Prepared) -> None:
         res = p.res
         n = len(self._corrections)
@@ -324,7 +373,10 @@ class Ledger:
         cause = meta.get("causation_id")
         if isinstance(cause, int):
             self._children.setdefault(cause, []).append(entry.seq)
-        for rid in _cited_rulings(entry.payload):
+        known = entry.cites
+        current = self.catalogue.versions.get(entry.type, entry.version) == entry.version
+        cites = known if known is not None and current else _cited_rulings(entry.payload)
+        for rid in cites:
             self._citations.setdefault(rid, []).append(entry.seq)
         if entry.type == "RulingRecorded":
             self._rulings_recorded[entry.payload["ruling_id"]] = entry.seq
@@ -634,7 +686,10 @@ class Ledger:
                 p, cp, orphans = got
                 return p.n, (j, cp), cp.clone(), orphans.fork()
 
-    def _catch_up(self) -> None:
+    def _catch_up(self, stop: int | None = None) -> None:
+        """Resolve the corrections appended since the last fold (rewinding the fold from the
+        earliest position whose reading they change) and fold the entries up to index ``stop``
+        (all by default)."""
         if self._dirty_corrections:
             n = len(self._corrections)
             new = self._resolve_n(n)
@@ -649,8 +704,9 @@ class Ledger:
             elif first < INF and self._folded and first <= self.first_seq + self._folded - 1:
                 self._rewind(first)
             self._dirty_corrections = False
-        if self._folded < len(self.entries):
-            self._fold_forward()
+        stop = len(self.entries) if stop is None else min(stop, len(self.entries))
+        if self._folded < stop:
+            self._fold_forward(stop)
 
     def _rewind(self, first: int) -> None:
         """Forget the fold from position ``first`` on (its reading changed)."""
@@ -666,20 +722,20 @@ class Ledger:
         if self._lent:
             self._state, self._lent = self._state.clone(), False
 
-    def _fold_forward(self) -> None:
+    def _fold_forward(self, stop: int) -> None:
         self._own_state()
         start = self._folded
         self._tip = self._fold(
             self._state,
             self._orphans,
             start,
-            len(self.entries),
+            stop,
             self._res,
             series=self._checkpoints,
             base=self._tip,
             recorded=self._recorded_ok(self._res, self.first_seq + start - 1),
         )
-        self._folded = len(self.entries)
+        self._folded = stop
 
     def _maybe_checkpoint(self) -> None:
         n = len(self.entries)

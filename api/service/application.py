@@ -94,6 +94,7 @@ POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild 
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
+_RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
 # What the store held after a cached campaign's version, read before taking its lock: (version, events).
 Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
@@ -406,7 +407,8 @@ class ChronicleApplication(Application[UUID]):
             for row in self.recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit):
                 if row.topic != topic:
                     break
-                d = json.loads(row.state)
+                raw = row.state
+                d = json.loads(raw)
                 stamp = d["timestamp"]
                 out.append(
                     Entry(
@@ -416,6 +418,8 @@ class ChronicleApplication(Application[UUID]):
                         d["payload"],
                         d["meta"],
                         stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
+                        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
+                        None if _RULING in raw else (),
                     )
                 )
             else:
@@ -439,36 +443,42 @@ class ChronicleApplication(Application[UUID]):
             observability.CAMPAIGN_LOADS.labels("facts").inc()
             campaign.ledger.attach(loader, self.ledger_window)
             self._points_have.pop(campaign_id, None)
-        loaded = 0
-        ledger = campaign.ledger
-        while True:
-            batch = self._read_facts(campaign_id, gt=campaign.version, limit=LOAD_PAGE)
-            for entry in batch:
-                ledger.append(entry)
-            if batch:
-                campaign.version = batch[-1].seq
-                campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
-            loaded += len(batch)
-            if loaded >= FREEZE_AFTER:
-                # The same, page by page while a long load goes on: each full collection the
-                # allocations trigger would otherwise walk every fact loaded so far (at 100k
-                # facts they took 8 of a 35 s cold load); after the first, each of these
-                # walks only the page just read.
-                gc.collect()
-                gc.freeze()
-            if len(batch) < LOAD_PAGE:
-                break
+        loaded = campaign.ledger.load(self._stored_after(campaign_id, campaign, freeze=True))
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
             self._adopt_points(campaign_id, campaign.ledger, kinds=(RECORDED_POINTS,))
         if loaded >= FREEZE_AFTER:
-            # A long cold load leaves a large heap of long-lived objects; moving it out of the
-            # collector's reach keeps full collections short (bench/README: 1.29 s at 100k).
-            campaign.ledger.state  # noqa: B018 -- fold now, so the frozen heap holds the fold too
+            # A long cold load leaves a large heap of long-lived objects (the fold included: the
+            # load folds as it reads); moving it out of the collector's reach keeps full
+            # collections short (bench/README: 1.29 s at 100k).
             gc.collect()
             gc.freeze()
         return campaign
+
+    def _stored_after(
+        self, campaign_id: UUID, campaign: Campaign, *, upto: int | None = None, freeze: bool = False
+    ) -> Iterator[Entry]:
+        """The stored facts after the campaign's version (up to ``upto``), read ``LOAD_PAGE`` per
+        query, each read once; the campaign's version follows the pages read. ``freeze``: from
+        ``FREEZE_AFTER`` facts read on, the heap built so far is frozen after each page."""
+        loaded = 0
+        while upto is None or campaign.version < upto:
+            batch = self._read_facts(campaign_id, gt=campaign.version, lte=upto, limit=LOAD_PAGE)
+            if not batch:
+                return
+            yield from batch
+            campaign.version = batch[-1].seq
+            campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
+            loaded += len(batch)
+            if freeze and loaded >= FREEZE_AFTER:
+                # each full collection the allocations trigger would otherwise walk every fact
+                # loaded so far (at 100k facts they took 8 of a 35 s cold load); after the
+                # first, each of these walks only the page just read
+                gc.collect()
+                gc.freeze()
+            if len(batch) < LOAD_PAGE:
+                return
 
     def campaign_at(self, campaign_id: UUID, version: int) -> Campaign:
         """A private copy of the campaign after position ``version``, for a reader that folds on
@@ -498,14 +508,7 @@ class ChronicleApplication(Application[UUID]):
             campaign.version = restored.last_seq
         else:
             campaign.ledger.attach(loader, self.ledger_window)
-        while campaign.version < version:
-            batch = self._read_facts(campaign_id, gt=campaign.version, lte=version, limit=LOAD_PAGE)
-            for entry in batch:
-                campaign.ledger.append(entry)
-            if not batch:
-                break
-            campaign.version = batch[-1].seq
-            campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
+        campaign.ledger.load(self._stored_after(campaign_id, campaign, upto=version))
         return campaign
 
     def _from_snapshot(self, campaign_id: UUID, campaign: Campaign, loader: EntryLoader) -> Ledger | None:

@@ -1,8 +1,8 @@
 """P2: the full fold from the store vs the decode-only read of the same events.
 
 Measured in a fresh process (``bench.work fold``), interleaved ``--repeat`` times: the
-product's load (``ChronicleApplication.campaign``: read, decode, append to the ledger) plus
-``ledger.state`` (the Stellar Winds fold, checkpoints included), against reading and decoding
+product's load (``ChronicleApplication.campaign``: read, decode, append to the ledger and fold
+as it reads, checkpoints included) plus ``ledger.state`` (nothing left to fold), against reading and decoding
 the campaign's stored events with the library's recorder and mapper, no rules. Also the fold's
 cost per fact against the same at the smallest size measured on this store (the goal: flat from
 10k to 300k).
@@ -64,8 +64,8 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
             **tag,
         )
     ]
-    # Flatness is judged on load + fold: from FREEZE_AFTER (20,000) facts the product folds
-    # inside the load (application._cold_load), so ``fold_s`` alone is ~0 there.
+    # Flatness is judged on load + fold: the product folds inside the load (Ledger.load, each
+    # fact read once); ``fold_s`` is the fold alone, in memory (a detail here, P3/P4's floor).
     full_per_fact = full / n * 1e6
     first = _smallest.setdefault(cell.store.kind, (n, full_per_fact))
     if first[0] < n:

@@ -72,6 +72,7 @@ class HeroSurgeEncounters(engine.Rules):
         if fact_type != "LuckRollMade":
             return None
         return rules.luck_roll_dice(state, str(payload.get("creature")), str(payload.get("context")))
+
     skip_texts = {
         "dead": "dead (rulings 8, 20)",
         "surprised": "surprised: no action in the surprise round (HS-3)",

@@ -1,0 +1,89 @@
+"""A cold load reads each stored fact once and folds as it reads (issue 21, P2).
+
+A paged ledger keeps only a window of facts in memory. Loading a long campaign by appending
+every fact and folding afterwards read every fact outside the window twice: once to append
+it, once to fold it. The load now folds as it reads (``Ledger.load``: the fold trails the
+newest fact by a look-ahead, so the corrections are known before the facts they reinterpret
+are folded). Here the store's own recorder -- a subclass of the real one that counts the rows
+it returns -- shows that every position is read exactly once, on SQLite and PostgreSQL, and
+the loaded campaign reads exactly like a ledger that folded every fact in memory.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from api.service import application as service
+from api.service.settings import Settings
+from api.service.store import open_application
+from bench.generator import CampaignGenerator
+from domain.ledger import Entry, Ledger
+from domain.rulesets import get_ruleset
+from domain.rulesets import summary as whole_state
+
+RULES = get_ruleset("stellar-winds")
+HEADER = {"name": "Load once", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
+FACTS = 2_500
+WINDOW = 1_200  # the fold trails by half of it: every correction of this campaign reaches back less
+PAGE = 97  # facts per query while loading (a prime: pages never line up with checkpoints)
+
+
+def counting(app: Any) -> Counter[int]:
+    """Make the application's recorder count, per position, the stored events it returns
+    (the real recorder's class, subclassed: every read still goes to the store)."""
+    reads: Counter[int] = Counter()
+    real = type(app.recorder)
+
+    class Counting(real):  # type: ignore[misc,valid-type]
+        def select_events(self, *args: Any, **kwargs: Any) -> Any:
+            rows = list(super().select_events(*args, **kwargs))
+            reads.update(r.originator_version for r in rows)
+            return rows
+
+    app.recorder.__class__ = Counting
+    return reads
+
+
+def folded_in_memory(facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]]) -> Ledger:
+    ledger = Ledger(RULES, {}, first_seq=2)
+    for seq, (t, v, p, m) in enumerate(facts, start=2):
+        ledger.append(Entry(seq, t, v, p, m, ""))
+    return ledger
+
+
+def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
+    store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gen = CampaignGenerator(FACTS, seed=3)
+    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
+    settings = Settings(database_url=store.database_url, ledger_window=WINDOW, snapshot_every=0)
+    writer = open_application(settings)  # no snapshot: the load folds every fact
+    try:
+        cid: UUID = writer.import_campaign(HEADER, facts)
+    finally:
+        writer.close()
+    reference = folded_in_memory(facts)
+    assert reference.resolution.revoked and reference.resolution.amended and reference.orphans
+
+    app = open_application(settings)
+    try:
+        reads = counting(app)
+        ledger = app.ledger(cid)  # a cold load: this process never saw the campaign
+        state, orphans = ledger.state, dict(ledger.orphans)  # the fold (done by the load)
+        assert app.cache_stats["cold_loads"] == 1
+        twice = {seq: n for seq, n in reads.items() if n > 1}
+        assert not twice, f"{len(twice)} facts read more than once, e.g. {sorted(twice)[:5]}"
+        assert set(reads) == set(range(1, len(facts) + 2))  # the campaign's start and every fact
+        assert ledger.entries.loads == 0  # the ledger never read a fact back
+        assert ledger.entries.resident <= WINDOW + 512
+        assert whole_state(RULES, state) == whole_state(RULES, reference.state)
+        assert orphans == dict(reference.orphans)
+        res, ref = ledger.resolution, reference.resolution
+        assert (res.revoked, res.amended, res.ruling_values) == (ref.revoked, ref.amended, ref.ruling_values)
+    finally:
+        app.close()
