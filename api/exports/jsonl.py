@@ -369,10 +369,11 @@ def _fact(number: int, obj: dict[str, Any], ledger: Ledger, facts: CheckedFacts)
     try:
         limits.check_json(meta, "meta")
         payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
-        ledger.prepare(fact_type, payload, meta)
+        facts.add((fact_type, current, payload, meta))  # first: the ledger may read it back at once
+        # folded into the scratch ledger's present in place (no copy of it per fact): a refusal
+        # abandons the ledger and the file with it
+        ledger.append_checked(Entry(expected, fact_type, current, payload, meta))
     except DomainError as exc:
         raise ImportRefused(
             number, f"fact at position {expected} ({fact_type}) is refused: {exc.message}"
         ) from None
-    facts.add((fact_type, current, payload, meta))  # first: the ledger may read it back at once
-    ledger.append(Entry(expected, fact_type, current, payload, meta))
