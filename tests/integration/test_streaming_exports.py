@@ -222,3 +222,26 @@ def test_validating_copies_the_present_only_at_checkpoints_and_corrections(
     assert checked.ledger is not None
     corrections = len(checked.ledger._corrections)
     assert 0 < copies <= 2 * (len(checked.facts) // 256 + 1) + 2 * corrections < len(checked.facts)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=60),
+    block=st.integers(1, 2000),
+    data=st.data(),
+)
+def test_validated_facts_read_back_in_blocks_are_the_facts_written(
+    sizes: list[int], block: int, data: st.DataObject
+) -> None:
+    """The law of the validated facts' file: any range read back, a block at a time (whatever
+    the block's size against the facts'), is the facts written, in order."""
+    facts = [("T", 1, {"x": "y" * n}, {"n": k}) for k, n in enumerate(sizes)]
+    checked = jsonl.CheckedFacts()
+    checked.BLOCK = block
+    for fact in facts:
+        checked.add(fact)
+    i = data.draw(st.integers(0, len(facts)))
+    j = data.draw(st.integers(i, len(facts)))
+    assert [f for _, f in checked._read(i, j)] == facts[i:j]
+    assert list(checked) == facts
+    checked.close()
