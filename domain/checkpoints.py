@@ -32,6 +32,7 @@ __all__ = [
     "Point",
     "PointLoader",
     "Series",
+    "alike_states",
     "apply_delta",
     "delta_between",
     "delta_of_state",
@@ -293,6 +294,54 @@ def _alike(a: Any, b: Any) -> bool:
 
 
 _MISSING = object()
+
+
+def alike_states(a: Any, b: Any) -> bool:
+    """Two states of one fold read alike: every creature and encounter alike (:func:`_alike`),
+    in the same order, and every other slot and attribute equal -- except the derived ones
+    (``DERIVED``: bookkeeping rebuilt from the rest, which no rule reads differently). A value
+    without equality of its own compares by identity: unlike, never wrongly alike."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    derived = getattr(a, "DERIVED", ())
+    names = [n for n in slot_names(type(a)) if n not in derived]
+    for name in names:
+        x, y = getattr(a, name, _MISSING), getattr(b, name, _MISSING)
+        if name in _TABLE and isinstance(x, dict) and isinstance(y, dict):
+            if x is y:
+                continue
+            if len(x) != len(y) or list(x) != list(y):
+                return False
+            if not all(_alike_object(v, y[k]) for k, v in x.items()):
+                return False
+        elif not _equal(x, y):
+            return False
+    da, db = getattr(a, "__dict__", None), getattr(b, "__dict__", None)
+    if da is not None or db is not None:
+        if da is None or db is None or da.keys() != db.keys():
+            return False
+        return all(k in derived or _equal(v, db[k]) for k, v in da.items())
+    return True
+
+
+def _equal(x: Any, y: Any) -> bool:
+    return x is y or (type(x) is type(y) and x == y)
+
+
+def _alike_object(a: Any, b: Any) -> bool:
+    """:func:`_alike`, and the attributes of an object that has a ``__dict__`` equal too."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if not slot_names(type(a)) and not hasattr(a, "__dict__"):
+        return bool(a == b)  # a plain value (a dict, a tuple...)
+    if not _alike(a, b):
+        return False
+    da, db = getattr(a, "__dict__", None), getattr(b, "__dict__", None)
+    return (da is None and db is None) or (da is not None and db is not None and da == db)
 
 
 def apply_delta(state: Any, d: Delta) -> None:

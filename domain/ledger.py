@@ -59,6 +59,7 @@ from domain.checkpoints import (
     Point,
     PointLoader,
     Series,
+    alike_states,
     orphan_delta,
     partial_state,
     reshare,
@@ -213,6 +214,7 @@ class Ledger:
         self._dirty_corrections = False
         self._prepared: _Prepared | None = None
         self.refolded_from = INF  # earliest position refolded since the owner last looked
+        self.converged = 0  # refolds that rejoined the present fold early (``_fold_converging``)
         # True once the present state object was handed out (``state``): the ledger then never
         # changes that object again, it folds on a copy-on-write clone instead.
         self._lent = False
@@ -533,6 +535,33 @@ class Ledger:
                 if old.overrides.get(s) != new.overrides.get(s):
                     first = min(first, s)
         return first
+
+    def _last_difference(self, old: Resolution, new: Resolution) -> int:
+        """The latest position whose reading differs between two resolutions (-1: none; INF:
+        every position, the retroactive flags differ). The counterpart of ``_first_difference``:
+        the same positions, the other end."""
+        last = -1
+        if old.retro_flags != new.retro_flags:
+            return INF
+        if old.revoked is not new.revoked:
+            for s in set(old.revoked).symmetric_difference(new.revoked):
+                last = max(last, s)
+        if old.amended is not new.amended:
+            for s in set(old.amended) | set(new.amended):
+                if old.amended.get(s) != new.amended.get(s):
+                    last = max(last, s)
+                    if self.has(s) and self.entry(s).type == "RulingRecorded":
+                        rid = self.entry(s).payload["ruling_id"]
+                        last = max([last, *self._citations.get(rid, [])])
+        if old.ruling_values is not new.ruling_values:
+            for rid in set(old.ruling_values) | set(new.ruling_values):
+                if old.ruling_values.get(rid) != new.ruling_values.get(rid):
+                    last = max([last, *self._citations.get(rid, [])])
+        if old.overrides is not new.overrides:
+            for s in set(old.overrides) | set(new.overrides):
+                if old.overrides.get(s) != new.overrides.get(s):
+                    last = max(last, s)
+        return last
 
     def reach(self, seq: int) -> int:
         """The first position whose reading the correction at ``seq`` changed (INF: none)."""
@@ -923,6 +952,11 @@ class Ledger:
         Raises a typed DomainError (nothing changes) if the fact is refused. The
         work done here is adopted by the following ``append`` of the same fact.
         """
+        return self._prepare(fact_type, payload, meta)
+
+    def _prepare(
+        self, fact_type: str, payload: dict[str, Any], meta: dict[str, Any], converge: bool = False
+    ) -> dict[str, Any]:
         self._catch_up()
         entry = Entry(self.next_seq, fact_type, self.catalogue.version(fact_type), payload, meta)
         if fact_type in META_TYPES:
@@ -932,24 +966,57 @@ class Ledger:
                 if self._reinterprets(entry) or fact_type in {"RulingRecorded", "RulingContested"}
                 else self._res
             )
-            state, orphans, series, tip, first = self._refold_with(res, extra=entry)
+            state, orphans, series, tip, first = self._refold_with(res, extra=entry, converge=converge)
             before = self._orphans.view()
             now = orphans.view()
             old, new = set(before.since(first)), set(now.since(first))
             outcome = {"orphaned": sorted(new - old), "no_longer_orphaned": sorted(old - new)}
         else:
             state = self._state.clone()
-            ctx = _Ctx(self._res.ruling_values)
-            ctx.seq, ctx.meta = entry.seq, meta
-            if "rulings" in payload:
-                self._check_citations(payload)
-                payload = _with_rulings(payload, self._res.ruling_values)
-            for rid in _cited_rulings(payload):
-                if rid not in self._res.ruling_status:
-                    raise NotFound(f"no ruling {rid!r} has been recorded", field="ruling")
-            outcome = self.ruleset.apply(state, fact_type, payload, ctx)
+            outcome = self._apply_new(state, entry)
             orphans, res, series, tip, first = self._orphans, self._res, self._checkpoints, self._tip, INF
         self._prepared = _Prepared(entry.seq, state, orphans, res, series, tip, first)
+        return outcome
+
+    def _apply_new(self, state: Any, entry: Entry) -> dict[str, Any]:
+        """Apply a new (not meta) fact to ``state`` under the present resolution, as the fold
+        will; raise a DomainError if the present refuses it."""
+        payload = entry.payload
+        ctx = _Ctx(self._res.ruling_values)
+        ctx.seq, ctx.meta = entry.seq, entry.meta
+        if "rulings" in payload:
+            self._check_citations(payload)
+            payload = _with_rulings(payload, self._res.ruling_values)
+        for rid in _cited_rulings(payload):
+            if rid not in self._res.ruling_status:
+                raise NotFound(f"no ruling {rid!r} has been recorded", field="ruling")
+        return self.ruleset.apply(state, entry.type, payload, ctx)  # type: ignore[no-any-return]
+
+    def append_checked(self, entry: Entry) -> dict[str, Any]:
+        """``prepare`` then ``append`` of a new fact, folding it into the present in place.
+
+        ``prepare`` folds into a copy of the present (the request path must leave the present
+        untouched when a fact is refused), and copying the present costs one step per creature
+        ever registered, for every fact. A caller that gives the ledger up at the first refusal
+        -- an import's dry-run validation -- needs no copy: this applies the fact to the present
+        itself. Raises what ``prepare`` raises, and then the fact is not appended but the
+        present may be part-changed: drop the ledger. Corrections take the ``prepare`` path.
+        Returns the fact's outcome."""
+        if entry.seq != self.next_seq:
+            raise AssertionError(f"fact at {entry.seq} appended after {self.last_seq}")
+        if entry.type in META_TYPES:
+            outcome = self._prepare(entry.type, entry.payload, entry.meta, converge=True)
+            self.append(entry)
+            return outcome
+        self._catch_up()
+        self._prepared = None
+        self._upcast(entry)
+        self._own_state()
+        outcome = self._apply_new(self._state, entry)
+        self.entries.append(entry)
+        self._index(entry)
+        self._folded = len(self.entries)
+        self._maybe_checkpoint()
         return outcome
 
     def _check_citations(self, payload: dict[str, Any]) -> None:
@@ -958,7 +1025,7 @@ class Ledger:
                 raise NotFound(f"no ruling {rid!r} has been recorded", field="rulings")
 
     def _refold_with(
-        self, res: Resolution, extra: Entry | None = None
+        self, res: Resolution, extra: Entry | None = None, converge: bool = False
     ) -> tuple[Any, OrphanLog, Series, Base | None, int]:
         """The present under another resolution, without touching the ledger: state, orphans,
         checkpoints, the newest checkpoint, and the first position whose reading changed."""
@@ -980,12 +1047,60 @@ class Ledger:
                 series = self._checkpoints.copy()
                 series.drop_from(first)
                 n, base, state, orphans = self._start_point(first, series=series)
-                tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
+                if converge:
+                    state, orphans, tip = self._fold_converging(state, orphans, n, res, series, base)
+                else:
+                    tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if first <= self.last_seq:
             reshare(self._state, state)  # what the correction did not change keeps its identity
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first
+
+    def _fold_converging(
+        self, state: Any, orphans: OrphanLog, n: int, res: Resolution, series: Series, base: Base | None
+    ) -> tuple[Any, OrphanLog, Base | None]:
+        """``_fold`` of entries[n:] under ``res`` into ``state``, ``orphans`` and ``series`` (a
+        copy of the present checkpoints up to ``n``), that stops where it rejoins the present
+        fold: at the first checkpoint after every position ``res`` reads differently from the
+        present resolution where the state and the orphans are alike the present fold's
+        checkpoint there. The fold from there on is the present fold's -- the same facts, read
+        alike, from alike states -- so it is taken as it is: its checkpoints (marked as folded
+        under ``res``), its orphans and its present. Returns (state, orphans, newest checkpoint).
+
+        A correction reaching far back (a ruling decided long after it was cited) then costs
+        the stretch until the fold forgets it (the encounter's end, a rest), not the rest of the
+        campaign. Used where the ledger is given up at the first refusal (``append_checked``)."""
+        old, every, stop = self._checkpoints, self.checkpoint_every, len(self.entries)
+        last = self._last_difference(self._res, res)
+        start_seq = self.first_seq + n - 1
+        i = n
+        while i < stop:
+            nxt = min(stop, (i // every + 1) * every)
+            base = self._fold(state, orphans, i, nxt, res, series=series, base=base)
+            i = nxt
+            seq = self.first_seq + i - 1
+            if i == stop or seq <= last or last >= INF:
+                continue
+            j = i // every - 1
+            p = old.points[j] if j < len(old.points) else None
+            if p is None or p.seq != seq or p.orphans is None or not old._restorable(j):
+                continue
+            _, was, was_orphans = old.restore(j)
+            if not alike_states(was, state):
+                continue
+            if [o for o in was_orphans.pairs() if o[0] > start_seq] != [
+                o for o in orphans.view().pairs() if o[0] > start_seq
+            ]:
+                continue
+            # rejoined: the present fold's checkpoints after this one, as folded under ``res``
+            series.points[j + 1 :] = [
+                None if q is None else replace(q, through=res.through) for q in old.points[j + 1 :]
+            ]
+            series.tip = old.tip
+            self.converged += 1
+            return self._state.clone(), self._orphans, self._tip
+        return state, orphans, base
 
     def check_reference(self, entry: Entry) -> None:
         """Refuse a correction that points at nothing sensible."""

@@ -211,9 +211,7 @@ def import_(
         with bar(download=True) as shown, file.open("rb") as handle:
             task = shown.add_task("validating", total=file.stat().st_size)
             try:
-                checked = service.jsonl.read_export(
-                    handle, lambda n: shown.advance(task, n), window=app.ledger_window
-                )
+                checked = service.jsonl.read_export(handle, lambda n: shown.advance(task, n))
             except ImportRefused as exc:
                 abandon(shown)
                 fail(f"import refused, nothing stored: {file}: {exc}", Exit.DATA)

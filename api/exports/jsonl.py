@@ -17,6 +17,7 @@ byte-identical to the original export.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -29,11 +30,15 @@ from typing import Any, overload
 
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
-from api.service.application import LEDGER_WINDOW
 from domain.core import limits
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
+
+# Facts the validation's scratch ledger keeps in memory (older ones are read back from the
+# validated facts' temporary file, a local read: unlike a server's window, which saves reads
+# from the store, a large one here only grows the import's memory)
+VALIDATION_WINDOW = 1024
 
 FORMAT = "chronicle-campaign"
 VERSION = 1
@@ -151,11 +156,16 @@ class CheckedFacts(Sequence[Fact]):
             self._flush()
         fd = self._file.fileno()
         k = i
+        starts, count = self._starts, len(self._starts)
         while k < j:
-            last = k + 1  # as many whole facts as fit in a block (at least one)
-            while last < j and self._stop(last + 1) - self._starts[k] <= self.BLOCK:
-                last += 1
-            lo = self._starts[k]
+            # as many whole facts as fit in a block (at least one): facts k .. last - 1 end at
+            # or before lo + BLOCK (found by bisection: not a step per fact)
+            lo = starts[k]
+            limit = lo + self.BLOCK
+            if j == count and self._end <= limit:
+                last = count
+            else:
+                last = max(k + 1, bisect.bisect_right(starts, limit, k + 1, min(j + 1, count)) - 1)
             block = _pread(fd, self._stop(last) - lo, lo)
             for n in range(k, last):
                 yield n, pickle.loads(block[self._starts[n] - lo : self._stop(n + 1) - lo])
@@ -270,7 +280,7 @@ def read_export(
     lines: Iterable[bytes | str],
     progress: Callable[[int], None] | None = None,
     *,
-    window: int = LEDGER_WINDOW,
+    window: int = VALIDATION_WINDOW,
 ) -> Validated:
     """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
 
@@ -369,10 +379,11 @@ def _fact(number: int, obj: dict[str, Any], ledger: Ledger, facts: CheckedFacts)
     try:
         limits.check_json(meta, "meta")
         payload = catalogue.validate(fact_type, catalogue.upcast(fact_type, version, obj["payload"]))
-        ledger.prepare(fact_type, payload, meta)
+        facts.add((fact_type, current, payload, meta))  # first: the ledger may read it back at once
+        # folded into the scratch ledger's present in place (no copy of it per fact): a refusal
+        # abandons the ledger and the file with it
+        ledger.append_checked(Entry(expected, fact_type, current, payload, meta))
     except DomainError as exc:
         raise ImportRefused(
             number, f"fact at position {expected} ({fact_type}) is refused: {exc.message}"
         ) from None
-    facts.add((fact_type, current, payload, meta))  # first: the ledger may read it back at once
-    ledger.append(Entry(expected, fact_type, current, payload, meta))

@@ -69,6 +69,62 @@ def json_problem(value: Any, path: str = "", max_depth: int = MAX_JSON_DEPTH) ->
     (``MAX_JSON_VALUES``) and the characters of all strings together (``MAX_JSON_TEXT``). Walks
     without recursion, so no input is too deep to be refused.
     """
+    if _fine(value, max_depth):  # the common case, checked without naming every path
+        return None
+    return _problem(value, path, max_depth)
+
+
+def _fine(value: Any, max_depth: int) -> bool:
+    """True only if :func:`_problem` finds nothing: the same limits, walked without building
+    the dotted path of every value (only a refusal needs it). Anything unusual -- a subclass of
+    a JSON type, any limit reached -- answers False, and the full walk says what is wrong."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    values = chars = 0
+    control = _CONTROL.search
+    while stack:
+        item, level = stack.pop()
+        values += 1
+        if values > MAX_JSON_VALUES:
+            return False
+        kind = type(item)
+        if kind is str:
+            chars += len(item)
+            if len(item) > MAX_TEXT or control(item) or not _encodes(item):
+                return False
+        elif kind is int or kind is float:
+            if number_problem(item):
+                return False
+        elif kind is dict:
+            if level > max_depth:
+                return False
+            for key, v in item.items():
+                if type(key) is not str or len(key) > MAX_NAME or control(key) or not _encodes(key):
+                    return False
+                chars += len(key)
+                stack.append((v, level + 1))
+        elif kind is list:
+            if level > max_depth:
+                return False
+            stack.extend((v, level + 1) for v in item)
+        elif not (item is None or kind is bool):
+            return False
+        if chars > MAX_JSON_TEXT:
+            return False
+    return True
+
+
+def _encodes(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _problem(value: Any, path: str, max_depth: int) -> tuple[str, str] | None:
+    """:func:`json_problem`'s full walk, naming where the problem is."""
     stack: list[tuple[Any, str, int]] = [(value, path, 1)]
     values = chars = 0
     while stack:

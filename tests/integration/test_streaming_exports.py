@@ -22,7 +22,7 @@ from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
-from domain.ledger import CORRECTED, RECORDED, Ledger
+from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
 
 SIZE = 800
 
@@ -159,3 +159,89 @@ def test_validating_in_pages_folds_as_validating_with_every_fact_in_memory(seed:
     assert list(paged.facts) == list(whole.facts)
     assert paged.ledger is not None and whole.ledger is not None
     assert _fold(paged.ledger) == _fold(whole.ledger)
+
+
+def _without_pinned(folded: tuple[object, ...]) -> tuple[object, ...]:
+    """``_fold`` less the pinned facts (which facts a paged ledger keeps pinned depends on its
+    window: the facts themselves are the same)."""
+    capture = json.loads(folded[0])  # type: ignore[arg-type]
+    capture.pop("pinned")
+    return (capture, *folded[1:])
+
+
+@pytest.mark.parametrize("window", [5, 10**9])
+def test_validation_folds_what_the_table_that_played_it_folded(window: int) -> None:
+    """The import's dry run folds each fact into its present in place (no copy of it per fact)
+    and stops a correction's refold where it rejoins the fold it had; the table (the
+    generator's ledger: ``prepare`` then ``append``, every refold to the end) folded the same
+    state, orphans, indexes and both checkpoint series -- the recorded checkpoints the import
+    stores are the table's."""
+    data, gen = generated(SIZE, 3)
+    checked = jsonl.read_export(lines(data), window=window)
+    assert checked.ledger is not None
+    assert checked.ledger.converged > 0  # some refold did stop early (a ruling decided late)
+    assert _without_pinned(_fold(checked.ledger)) == _without_pinned(_fold(gen.ledger))
+
+
+def test_a_refold_that_never_rejoins_the_fold_runs_to_the_end_as_the_table_did() -> None:
+    """Revoking the first experience award changes every state after it: the dry run's refold
+    must not take the old fold back anywhere (the table's present has the award revoked)."""
+    gen = CampaignGenerator(SIZE, seed=3)
+    for _ in gen.facts():
+        pass
+    table = gen.ledger
+    award = next(e.seq for e in table.entries.range(0, len(table.entries)) if e.type == "ExperienceAwarded")
+    payload = table.catalogue.validate("FactRevoked", {"target": award, "reason": "no", "cascade": "fact"})
+    table.prepare("FactRevoked", payload, {})
+    table.append(Entry(table.next_seq, "FactRevoked", table.catalogue.version("FactRevoked"), payload, {}))
+    held = source.CampaignSource("Revoked", "stellar-winds", {}, {"table": "x"}, table)
+    data = "".join(jsonl.export_lines(held)).encode()
+    checked = jsonl.read_export(lines(data), window=5)
+    assert checked.ledger is not None
+    assert _without_pinned(_fold(checked.ledger)) == _without_pinned(_fold(table))
+
+
+def test_validating_copies_the_present_only_at_checkpoints_and_corrections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Copying the present costs a step per creature ever registered: the dry run copies it
+    for a checkpoint (every 256 facts) or a correction, never once per fact."""
+    from domain.core.state import TableState
+
+    data, _ = generated(SIZE, 3)
+    copies = 0
+    clone = TableState.clone
+
+    def counted(self: TableState) -> TableState:
+        nonlocal copies
+        copies += 1
+        return clone(self)
+
+    monkeypatch.setattr(TableState, "clone", counted)
+    checked = jsonl.read_export(lines(data), window=5)
+    assert checked.ledger is not None
+    corrections = len(checked.ledger._corrections)
+    assert 0 < copies <= 2 * (len(checked.facts) // 256 + 1) + 2 * corrections < len(checked.facts)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=60),
+    block=st.integers(1, 2000),
+    data=st.data(),
+)
+def test_validated_facts_read_back_in_blocks_are_the_facts_written(
+    sizes: list[int], block: int, data: st.DataObject
+) -> None:
+    """The law of the validated facts' file: any range read back, a block at a time (whatever
+    the block's size against the facts'), is the facts written, in order."""
+    facts = [("T", 1, {"x": "y" * n}, {"n": k}) for k, n in enumerate(sizes)]
+    checked = jsonl.CheckedFacts()
+    checked.BLOCK = block
+    for fact in facts:
+        checked.add(fact)
+    i = data.draw(st.integers(0, len(facts)))
+    j = data.draw(st.integers(i, len(facts)))
+    assert [f for _, f in checked._read(i, j)] == facts[i:j]
+    assert list(checked) == facts
+    checked.close()

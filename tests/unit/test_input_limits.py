@@ -112,3 +112,22 @@ def test_a_request_body_beyond_the_limits_is_refused_while_decoding(body: str | 
 def test_a_request_body_within_the_limits_decodes_as_json() -> None:
     assert sanitize.decode_json('{"a": [1, 2.5, "x\\ud800"]}') == {"a": [1, 2.5, "x\ud800"]}
     assert sanitize.decode_json(b'{"a": "\xed\xa0\x80"}') == {"a": "\ud800"}  # for the sanitiser to name
+
+
+BIG_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), NUMBERS, ANY_TEXT, st.text(min_size=1990, max_size=2010)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=40),
+        st.dictionaries(st.one_of(ANY_TEXT, st.text(min_size=199, max_size=202)), inner, max_size=6),
+    ),
+    max_leaves=400,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(JSON_LIKE, BIG_JSON), st.integers(1, 6))
+def test_the_quick_check_finds_a_problem_exactly_when_the_full_walk_does(value: Any, depth: int) -> None:
+    """``json_problem`` first walks without naming paths (the common, accepted input) and only
+    then the full walk: both answer alike, near every limit too (depth, long text, long keys)."""
+    assert facts.json_problem(value, "p", depth) == facts._problem(value, "p", depth)
+    assert facts.json_problem(value) == facts._problem(value, "", facts.MAX_JSON_DEPTH)
