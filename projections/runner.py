@@ -282,8 +282,14 @@ class Follower:
             self._stop.wait(self.idle_interval)
             return
         try:
-            for _ in listener.notifies(timeout=self.listen_poll, stop_after=1):
-                break
+            deadline = time.monotonic() + self.listen_poll
+            woken = False
+            while not woken and not self._stop.is_set():  # in slices: a stop is seen within 0.5 s
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                for _ in listener.notifies(timeout=min(left, 0.5), stop_after=1):
+                    woken = True
             rest = began + self.idle_interval - time.monotonic()
             if rest > 0:
                 self._stop.wait(rest)
