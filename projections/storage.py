@@ -143,6 +143,15 @@ _TEXT = {
 }
 # conveniences copied from `state`: NULL when not a 32-bit integer
 _INT32 = {"level", "hp", "max_hp", "round"}
+# how each column's value is stored (:meth:`ViewStore._values`)
+_AS_IS, _DUMPED, _ESCAPED, _RANGED = range(4)
+_KINDS = {
+    table: tuple(
+        (c, _DUMPED if c in _JSON[table] else _ESCAPED if c in _TEXT else _RANGED if c in _INT32 else _AS_IS)
+        for c in cols
+    )
+    for table, cols in _COLUMNS.items()
+}
 # The layout of each projection's table. Raise a number when its columns change: opening the
 # views then drops the old table, creates the new one and sets that projection's tracking to 0,
 # so the follower rebuilds it from the log (nothing else is touched).
@@ -254,8 +263,21 @@ class ViewStore:
         return out
 
     def _values(self, table: str, row: dict[str, Any]) -> list[Any]:
-        dumped = _JSON[table]
-        return [_cell(c, row[c], dumped, self._dump) for c in _COLUMNS[table]]
+        """A row's values as its columns take them: JSON dumped, text escaped, conveniences
+        NULL when not 32-bit integers (:data:`_KINDS`)."""
+        dump, encode = self._dump, codec.encode_text
+        out: list[Any] = []
+        for c, kind in _KINDS[table]:
+            v = row[c]
+            if v is None or kind == _AS_IS:
+                out.append(v)
+            elif kind == _DUMPED:
+                out.append(dump(v))
+            elif kind == _ESCAPED:
+                out.append(encode(v if isinstance(v, str) else str(v)))
+            else:
+                out.append(v if _int32(v) else None)
+        return out
 
     # ------------------------------------------------------------------ schema
     def create_tables(self) -> None:
@@ -695,22 +717,12 @@ class _Stale(Exception):
     """A tracking row was not where the batch expected: roll back."""
 
 
-def _cell(column: str, value: Any, dumped: tuple[str, ...], dump: Any) -> Any:
-    """One value as a column takes it: JSON dumped, text escaped, conveniences range-checked."""
-    if value is None:
-        return None
-    if column in dumped:
-        return dump(value)
-    if column in _TEXT:
-        return codec.encode_text(value if isinstance(value, str) else str(value))
-    if column in _INT32:
-        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
-        return value if ok else None
-    return value
+def _int32(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
 
 
 def _json_row(table: str, row: dict[str, Any]) -> dict[str, Any]:
-    """A row as :func:`_cell` would store it, for a JSON transport (PostgreSQL's
+    """A row as :meth:`ViewStore._values` would store it, for a JSON transport (PostgreSQL's
     ``json_populate_recordset``): the JSON columns as they are (the whole array is dumped with
     :func:`codec.dumps`, which escapes every string as :func:`codec.encode_text` does), text
     columns as text, conveniences NULL when not 32-bit integers. The row itself when it needs
@@ -725,7 +737,7 @@ def _json_row(table: str, row: dict[str, Any]) -> dict[str, Any]:
                 continue
             v = str(v)
         elif c in _INT32:
-            if isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31:
+            if _int32(v):
                 continue
             v = None
         else:

@@ -3,7 +3,7 @@
 - Row writes are counted by triggers on the real tables (SQLite and PostgreSQL): a fact writes
   the rows of what it changed and no others (an untouched creature's row is not rewritten, not
   even with the same values).
-- The rows of a batch read back as :func:`projections.storage._cell` stores them, whatever
+- The rows of a batch read back as ``ViewStore._values`` stores them, whatever
   the backend's write path (PostgreSQL sends a batch as JSON): text and JSON escaped, the
   typed conveniences NULL when not 32-bit integers, a rewrite keeping its notification id.
 - A listening worker (PostgreSQL) is woken by the events channel, not by its poll, and projects
@@ -124,6 +124,61 @@ def test_a_fact_writes_only_the_rows_it_changes_counted_by_the_database(
         }
         orc = views.get_creature(str(cid), "orc")
         assert orc is not None and orc["hp"] == orc["max_hp"]
+    finally:
+        follower.close()
+
+
+def test_an_encounter_starting_reviews_only_its_participants(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The active encounter changing (started, ended) re-views the creatures taking part and the
+    encounters active before and after, not every creature and encounter of the campaign; a
+    flag views read re-views them all."""
+    from domain.rulesets.stellar_winds import StellarWinds
+
+    cid = register(app)
+    for name in ("by1", "by2"):  # bystanders: in no encounter
+        StellarWindsCommands(app).register_creature(
+            cid,
+            creature_id=name,
+            name=name,
+            kind="monster",
+            level=1,
+            abilities=ABILITIES,
+            max_hp=10,
+            surges_per_day=0,
+            defenses=DEFENSES,
+        )
+    app.record(cid, "EncounterStarted", {"encounter_id": "e0", "name": "Old", "participants": ["by1"]})
+    app.record(cid, "EncounterEnded", {"encounter_id": "e0", "outcome": "done"})
+    viewed: list[str] = []
+    real = StellarWinds.creature_view
+
+    def counting(self: StellarWinds, state: Any, creature_id: str) -> dict[str, Any]:
+        viewed.append(creature_id)
+        return real(self, state, creature_id)
+
+    monkeypatch.setattr(StellarWinds, "creature_view", counting)
+    follower = wiring.follower(store, app, batch_size=500)
+    try:
+        follower.catch_up()
+        viewed.clear()
+        app.record(
+            cid, "EncounterStarted", {"encounter_id": "e1", "name": "Bridge", "participants": ["vex", "orc"]}
+        )
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["orc", "vex"]
+        viewed.clear()
+        app.record(cid, "EncounterEnded", {"encounter_id": "e1", "outcome": "they part"})
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["orc", "vex"]
+        viewed.clear()
+        app.set_flag(cid, "xp_table", [0, 100, 200, 300, 400, 500, 600])
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["by1", "by2", "orc", "traze", "vex"]
+        incremental = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == incremental
     finally:
         follower.close()
 
