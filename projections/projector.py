@@ -12,11 +12,12 @@ rows and writes those that differ from the ones last written (a digest per posit
 The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
 creatures and encounters whose view changed are viewed and written, and those a correction
 removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
-state against the state the rows were last derived from, plus every view when what views read
-besides the object changes (flags, the active encounter and its participants), plus the ended
-encounters whose participants changed (their views list the participants' effects); a view
-equal to the one last written is not written again. A row's ``position`` is where it was last
-written.
+state against the state the rows were last derived from, plus the views that read what changed
+besides the object (:func:`_context`: every view when the flags change; when the active
+encounter or its participants change, those participants' and the encounters active before and
+after), plus the ended encounters whose participants changed (their views list the
+participants' effects); a view equal to the one last written is not written again. A row's
+``position`` is where it was last written.
 
 Rows are written for a projection only when its tracking position is behind the
 batch, so projections at different positions (after ``chronicle rebuild --projection``)
@@ -295,24 +296,44 @@ class _Shown:
 
 
 def _digest(row: Mapping[str, Any], own_payload: bool = False) -> int:
-    """A digest of a fact or log row without its notification id (which a rewrite keeps).
+    """A digest of a fact row without its notification id (which a rewrite keeps).
     ``own_payload``: the row's payload is the fact's own (not amended), which never changes for
     a position, so it is left out (it is most of the row's text)."""
-    text = json.dumps(
-        [v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")],
-        default=repr,
-        check_circular=False,
+    text = _dump_digest(
+        [v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")]
     )
     return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
 
 
+def _digest_plain(row: Mapping[str, Any]) -> int:
+    """:func:`_digest` of a row whose values are all plain (text, numbers, booleans, None: a log
+    row): a hash of the values themselves, no JSON text."""
+    return (hash(tuple(v for k, v in row.items() if k != "notification_id")) & 0x7FFFFFFFFFFFFFFF) or 1
+
+
+_dump_digest = json.JSONEncoder(default=repr, check_circular=False).encode
+
+
 def _context(state: Any) -> tuple[Any, ...]:
     """What a ruleset's views read besides the creature or encounter itself: the flags (levels,
-    thresholds) and the active encounter with its participants. When it changes, every view
-    may have changed."""
+    thresholds), and the active encounter with its participants. When the flags change, every
+    view may have changed; when the active encounter or its participants change, the views of
+    the creatures taking part before or after (a creature's view may show the encounter it is
+    in) and of the encounter active before or after (an encounter's view shows whether it is
+    the active one)."""
     enc = getattr(state, "encounter", None)
     participants = tuple(getattr(enc, "participants", ()) or ()) if enc is not None else ()
     return (getattr(state, "flags", None), getattr(state, "active_encounter", None), participants)
+
+
+def _touched_by_context(kind: str, before: tuple[Any, ...], after: tuple[Any, ...]) -> list[str] | None:
+    """The ids of ``kind`` whose views may have changed with the context (:func:`_context`):
+    None for every one (the flags changed)."""
+    if before[0] != after[0]:
+        return None
+    if kind == "creatures":
+        return list(dict.fromkeys([*before[2], *after[2]]))
+    return [eid for eid in dict.fromkeys([before[1], after[1]]) if isinstance(eid, str)]
 
 
 def _changed_encounters(before: Any, after: Any) -> list[str]:
@@ -503,7 +524,7 @@ class Projector:
                     own = seq not in res.amended  # then the payload is the fact's own
                     if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
                         batch.facts[(cid, seq)] = fact
-                    if "log" in wanted and log.changed(seq, _digest(line)):
+                    if "log" in wanted and log.changed(seq, _digest_plain(line)):
                         batch.log[(cid, seq)] = line
                 except Exception as exc:
                     raise _AtFact(seq, exc) from exc
@@ -580,8 +601,11 @@ def _changes(
         new = 0 if candidates is None else sum(1 for k in candidates if k not in old)
         if candidates is None or len(now) - new != len(old):  # some disappeared (a correction)
             gone = [k for k in old if k not in now]
-        if candidates is not None and _context(before) != _context(state):
-            candidates = None
+        if candidates is not None:
+            was, now_context = _context(before), _context(state)
+            if was != now_context:
+                extra = _touched_by_context(kind, was, now_context)
+                candidates = None if extra is None else list(dict.fromkeys([*candidates, *extra]))
     out = []
     for key in now if candidates is None else candidates:
         if key in now:

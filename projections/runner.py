@@ -4,11 +4,14 @@ The follower reads the store's notification log (``recorder.select_notifications
 the lowest tracking position, projects a batch (:mod:`projections.projector`) and commits
 the batch's rows with the tracking moves in one transaction (:mod:`projections.storage`).
 It catches up in full batches back to back, then polls every ``idle_interval`` seconds.
-On PostgreSQL it also LISTENs on the events table's channel, so a new event wakes it at
-once; the poll stays the source of truth (a lost LISTEN connection costs latency, never
-events). Any error is logged; the follower forgets its in-memory ledgers, waits with
-exponential backoff, reconnects and resumes from the stored tracking positions. It only
-stops when asked (:meth:`Follower.stop`).
+On PostgreSQL it LISTENs on the events table's channel instead: it sleeps until an event is
+notified (or ``listen_poll`` seconds pass: the poll stays the source of truth, so a lost
+notification or LISTEN connection costs latency, never events), then gathers what the writers
+append until ``idle_interval`` after its last step began, and projects it in one batch. A live
+worker so pays its per-batch costs (a transaction, the tracking) once per ``idle_interval`` at
+most, not once per event, and nothing while no one writes. Any error is logged; the follower
+forgets its in-memory ledgers, waits with exponential backoff, reconnects and resumes from the
+stored tracking positions. It only stops when asked (:meth:`Follower.stop`).
 
 A campaign whose facts cannot be projected or whose rows cannot be written is quarantined
 (``view_quarantine``, committed with the batch) and logged with its campaign and position;
@@ -60,7 +63,9 @@ class Follower:
     ``source`` is the application to read the log through: either one the caller owns
     (the API's, in process) or a factory, called again after errors to reconnect.
     ``views`` likewise. ``listen``: a PostgreSQL database whose events channel wakes the
-    follower up early (``None``: poll only).
+    follower up (``None``: poll every ``idle_interval`` seconds). Listening, it polls every
+    ``listen_poll`` seconds when nothing is notified, and steps at most every ``idle_interval``
+    seconds: what is written meanwhile waits for the next step (the batching window).
 
     Each step takes whatever is pending, up to ``lookahead`` notifications (at least
     ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
@@ -76,6 +81,7 @@ class Follower:
         batch_size: int = DEFAULT_BATCH,
         lookahead: int = DEFAULT_LOOKAHEAD,
         idle_interval: float = 0.05,
+        listen_poll: float = 1.0,
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
         on_quarantine: Callable[[Failure], None] | None = None,
@@ -83,6 +89,7 @@ class Follower:
         self.batch_size = batch_size
         self.lookahead = max(batch_size, lookahead)
         self.idle_interval = idle_interval
+        self.listen_poll = max(idle_interval, listen_poll)
         self.max_backoff = max_backoff
         self.listen = listen
         self.on_quarantine = on_quarantine
@@ -235,10 +242,12 @@ class Follower:
         backoff = 0.0
         while not self._stop.is_set():
             try:
+                self._listening()  # before the step: nothing committed after it goes unnotified
+                began = time.monotonic()
                 n = self.step()
                 backoff = 0.0
                 if n < self.lookahead:
-                    self._idle()
+                    self._idle(began)
             except Exception as exc:
                 self.errors += 1
                 backoff = min(self.max_backoff, max(0.05, backoff * 2))
@@ -252,15 +261,40 @@ class Follower:
                 self._stop.wait(backoff)
         self._disconnect()
 
-    def _idle(self) -> None:
-        """Wait for the next poll, or less if PostgreSQL notifies us of a new event."""
+    def _listening(self) -> psycopg.Connection[Any] | None:
+        """The LISTEN connection (opened if needed); None when not listening or it cannot be had."""
         if self.listen is None:
+            return None
+        try:
+            return self._listen()
+        except psycopg.Error as exc:
+            logger.info("projection follower: LISTEN connection lost (%s); polling", exc)
+            self._listener = None
+            return None
+
+    def _idle(self, began: float) -> None:
+        """Wait for the next step: polling, ``idle_interval``; listening, until an event is
+        notified (at most ``listen_poll``), then until ``idle_interval`` after ``began`` (the
+        last step's start), so what is written meanwhile is projected in one batch. The
+        notifications received by then are consumed: the next step reads their events."""
+        listener = self._listening()
+        if listener is None:
             self._stop.wait(self.idle_interval)
             return
         try:
-            listener = self._listen()
-            for _ in listener.notifies(timeout=self.idle_interval, stop_after=1):
-                break
+            deadline = time.monotonic() + self.listen_poll
+            woken = False
+            while not woken and not self._stop.is_set():  # in slices: a stop is seen within 0.5 s
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                for _ in listener.notifies(timeout=min(left, 0.5), stop_after=1):
+                    woken = True
+            rest = began + self.idle_interval - time.monotonic()
+            if rest > 0:
+                self._stop.wait(rest)
+            for _ in listener.notifies(timeout=0):  # already here: the next step reads their events
+                pass
         except psycopg.Error as exc:
             logger.info("projection follower: LISTEN connection lost (%s); polling", exc)
             self._listener = None

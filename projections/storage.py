@@ -143,6 +143,15 @@ _TEXT = {
 }
 # conveniences copied from `state`: NULL when not a 32-bit integer
 _INT32 = {"level", "hp", "max_hp", "round"}
+# how each column's value is stored (:meth:`ViewStore._values`)
+_AS_IS, _DUMPED, _ESCAPED, _RANGED = range(4)
+_KINDS = {
+    table: tuple(
+        (c, _DUMPED if c in _JSON[table] else _ESCAPED if c in _TEXT else _RANGED if c in _INT32 else _AS_IS)
+        for c in cols
+    )
+    for table, cols in _COLUMNS.items()
+}
 # The layout of each projection's table. Raise a number when its columns change: opening the
 # views then drops the old table, creates the new one and sets that projection's tracking to 0,
 # so the follower rebuilds it from the log (nothing else is touched).
@@ -254,8 +263,21 @@ class ViewStore:
         return out
 
     def _values(self, table: str, row: dict[str, Any]) -> list[Any]:
-        dumped = _JSON[table]
-        return [_cell(c, row[c], dumped, self._dump) for c in _COLUMNS[table]]
+        """A row's values as its columns take them: JSON dumped, text escaped, conveniences
+        NULL when not 32-bit integers (:data:`_KINDS`)."""
+        dump, encode = self._dump, codec.encode_text
+        out: list[Any] = []
+        for c, kind in _KINDS[table]:
+            v = row[c]
+            if v is None or kind == _AS_IS:
+                out.append(v)
+            elif kind == _DUMPED:
+                out.append(dump(v))
+            elif kind == _ESCAPED:
+                out.append(encode(v if isinstance(v, str) else str(v)))
+            else:
+                out.append(v if _int32(v) else None)
+        return out
 
     # ------------------------------------------------------------------ schema
     def create_tables(self) -> None:
@@ -349,42 +371,53 @@ class ViewStore:
         for name, (expected, new) in batch.tracking.items():
             if new <= expected:
                 raise ValueError(f"tracking for {name} must move forward ({expected} -> {new})")
+        # one statement per distinct move (usually one for all four projections): a round
+        # trip less per projection, which is most of a small batch's cost on PostgreSQL
+        moves: dict[tuple[int, int], list[str]] = {}
+        for name, move in sorted(batch.tracking.items()):
+            moves.setdefault(move, []).append(name)
         try:
-            # one statement per distinct move (usually one for all four projections): a round
-            # trip less per projection, which is most of a small batch's cost on PostgreSQL
-            moves: dict[tuple[int, int], list[str]] = {}
-            for name, move in sorted(batch.tracking.items()):
-                moves.setdefault(move, []).append(name)
-            with self._lock, self._transaction():
-                for (expected, new), names in sorted(moves.items()):
-                    moved = self._execute(
-                        self._q(
-                            f"UPDATE {self._t('view_tracking')} SET notification_id = %s "
-                            f"WHERE notification_id = %s AND projection IN ({_marks(len(names))})"
-                        ),
-                        (new, expected, *names),
-                    )
-                    if moved != len(names):
-                        raise _Stale  # rolls the transaction back
-                if self._quarantined_ids() != batch.quarantined:
-                    raise _Stale  # a campaign was quarantined or repaired meanwhile
-                self._write_isolated(batch)
-                self._record_quarantine(batch.failed.values())
+            with self._lock:
+                try:  # the common case: every row writes; no savepoint (two round trips less)
+                    with self._transaction():
+                        self._move_tracking(moves, batch.quarantined)
+                        self._write_rows(batch)
+                        self._record_quarantine(batch.failed.values())
+                    return True
+                except _Stale:
+                    raise
+                except UNAVAILABLE:
+                    raise
+                except Exception:  # some campaign's rows are bad: again, campaign by campaign
+                    pass
+                with self._transaction():
+                    self._move_tracking(moves, batch.quarantined)
+                    self._write_isolated(batch)
+                    self._record_quarantine(batch.failed.values())
         except _Stale:
             return False
         return True
 
+    def _move_tracking(self, moves: dict[tuple[int, int], list[str]], quarantined: frozenset[str]) -> None:
+        """Inside the transaction: move each group of projections from ``expected`` to ``new``;
+        :class:`_Stale` if a tracking row was elsewhere or the quarantined campaigns are not
+        ``quarantined`` (then the transaction rolls back)."""
+        for (expected, new), names in sorted(moves.items()):
+            moved = self._execute(
+                self._q(
+                    f"UPDATE {self._t('view_tracking')} SET notification_id = %s "
+                    f"WHERE notification_id = %s AND projection IN ({_marks(len(names))})"
+                ),
+                (new, expected, *names),
+            )
+            if moved != len(names):
+                raise _Stale  # rolls the transaction back
+        if self._quarantined_ids() != quarantined:
+            raise _Stale  # a campaign was quarantined or repaired meanwhile
+
     def _write_isolated(self, batch: Batch) -> None:
-        """The batch's rows in a savepoint; if they fail, campaign by campaign, quarantining
-        each campaign whose rows still fail (recorded in ``batch.failed``)."""
-        try:
-            with self._savepoint():
-                self._write_rows(batch)
-            return
-        except UNAVAILABLE:
-            raise
-        except Exception:  # some campaign's rows are bad: find out which, write the others
-            pass
+        """The batch's rows campaign by campaign, each in a savepoint, quarantining each
+        campaign whose rows fail (recorded in ``batch.failed``)."""
         for cid in batch.campaigns():
             try:
                 with self._savepoint():
@@ -396,22 +429,20 @@ class ViewStore:
                 batch.failed[cid] = Failure(cid, position, notification_id, describe(exc))
 
     def _write_rows(self, batch: Batch) -> None:
-        self._patch("view_creatures", batch.creatures, batch.creatures_gone, batch.replaced.get("creatures"))
-        self._patch(
-            "view_encounters", batch.encounters, batch.encounters_gone, batch.replaced.get("encounters")
+        self._delete("view_creatures", batch.creatures_gone, batch.replaced.get("creatures"))
+        self._delete("view_encounters", batch.encounters_gone, batch.replaced.get("encounters"))
+        self._upsert_all(
+            [
+                ("view_creatures", [r for rows in batch.creatures.values() for r in rows]),
+                ("view_encounters", [r for rows in batch.encounters.values() for r in rows]),
+                ("view_facts", list(batch.facts.values())),
+                ("view_log", list(batch.log.values())),
+            ]
         )
-        self._upsert("view_facts", batch.facts.values())
-        self._upsert("view_log", batch.log.values())
 
-    def _patch(
-        self,
-        table: str,
-        by_campaign: dict[str, list[dict[str, Any]]],
-        gone: dict[str, list[str]],
-        replaced: set[str] | None,
-    ) -> None:
-        """Incremental rows of one keyed table: the changed rows upserted, the gone ones deleted;
-        a campaign in ``replaced`` has all its rows in the batch (its others are deleted)."""
+    def _delete(self, table: str, gone: dict[str, list[str]], replaced: set[str] | None) -> None:
+        """The deletions of one keyed table (before its upserts): the gone rows, and every row
+        of a campaign in ``replaced`` (its rows are all in the batch)."""
         key = _KEYS[table]
         if replaced:
             self._executemany(
@@ -422,24 +453,33 @@ class ViewStore:
             self._executemany(
                 self._q(f"DELETE FROM {self._t(table)} WHERE campaign_id = %s AND {key} = %s"), dead
             )
-        self._upsert(table, (r for rows in by_campaign.values() for r in rows), key)
+
+    def _upsert_all(self, tables: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        """Insert or update the rows of each table (``(table, rows)``; rows keyed by campaign and
+        :data:`_KEYS`, else position)."""
+        for table, rows in tables:
+            self._upsert(table, rows, _KEYS.get(table, "position"))
+
+    def _conflict_updates(self, table: str, key: str) -> str:
+        """The ``ON CONFLICT ... DO UPDATE SET`` list: every column but the key; a rewrite keeps
+        a row's notification id when it has none."""
+        return ", ".join(
+            f"{c} = COALESCE(excluded.{c}, {self._t(table)}.{c})"
+            if c == "notification_id"
+            else f"{c} = excluded.{c}"
+            for c in _COLUMNS[table]
+            if c not in ("campaign_id", key)
+        )
 
     def _upsert(self, table: str, rows: Iterable[dict[str, Any]], key: str = "position") -> None:
         values = [self._values(table, r) for r in rows]
         if not values:
             return
         cols = _COLUMNS[table]
-        updates = [
-            f"{c} = COALESCE(excluded.{c}, {self._t(table)}.{c})"
-            if c == "notification_id"
-            else f"{c} = excluded.{c}"
-            for c in cols
-            if c not in ("campaign_id", key)
-        ]
         self._executemany(
             self._q(
                 f"INSERT INTO {self._t(table)} ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))}) "
-                f"ON CONFLICT (campaign_id, {key}) DO UPDATE SET {', '.join(updates)}"
+                f"ON CONFLICT (campaign_id, {key}) DO UPDATE SET {self._conflict_updates(table, key)}"
             ),
             values,
         )
@@ -677,18 +717,35 @@ class _Stale(Exception):
     """A tracking row was not where the batch expected: roll back."""
 
 
-def _cell(column: str, value: Any, dumped: tuple[str, ...], dump: Any) -> Any:
-    """One value as a column takes it: JSON dumped, text escaped, conveniences range-checked."""
-    if value is None:
-        return None
-    if column in dumped:
-        return dump(value)
-    if column in _TEXT:
-        return codec.encode_text(value if isinstance(value, str) else str(value))
-    if column in _INT32:
-        ok = isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
-        return value if ok else None
-    return value
+def _int32(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
+
+
+def _json_row(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A row as :meth:`ViewStore._values` would store it, for a JSON transport (PostgreSQL's
+    ``json_populate_recordset``): the JSON columns as they are (the whole array is dumped with
+    :func:`codec.dumps`, which escapes every string as :func:`codec.encode_text` does), text
+    columns as text, conveniences NULL when not 32-bit integers. The row itself when it needs
+    no change (the common case: no copy)."""
+    fixed: dict[str, Any] | None = None
+    for c in _COLUMNS[table]:
+        v = row[c]
+        if v is None or c in _JSON[table]:
+            continue
+        if c in _TEXT:
+            if isinstance(v, str):
+                continue
+            v = str(v)
+        elif c in _INT32:
+            if _int32(v):
+                continue
+            v = None
+        else:
+            continue
+        if fixed is None:
+            fixed = {k: row[k] for k in _COLUMNS[table]}
+        fixed[c] = v
+    return row if fixed is None else fixed
 
 
 def _marks(n: int) -> str:
@@ -865,6 +922,53 @@ class PostgresViews(ViewStore):
 
     def _lock_tracking(self) -> None:
         self._execute(f"SELECT projection FROM {self._t('view_tracking')} FOR UPDATE")
+
+    def _move_tracking(self, moves: dict[tuple[int, int], list[str]], quarantined: frozenset[str]) -> None:
+        """As :meth:`ViewStore._move_tracking`, the quarantined campaigns read by the last move
+        (one round trip for the usual single move)."""
+        found: list[dict[str, Any]] = []
+        for k, ((expected, new), names) in enumerate(sorted(moves.items())):
+            last = k == len(moves) - 1
+            found = self._fetch(
+                f"UPDATE {self._t('view_tracking')} SET notification_id = %s "
+                f"WHERE notification_id = %s AND projection IN ({_marks(len(names))}) RETURNING "
+                + (
+                    f"(SELECT array_agg(campaign_id) FROM {self._t('view_quarantine')}) AS quarantined"
+                    if last
+                    else "projection"
+                ),
+                (new, expected, *names),
+            )
+            if len(found) != len(names):
+                raise _Stale  # rolls the transaction back
+        ids = frozenset(codec.decode_text(c) for c in (found[0]["quarantined"] or ()))
+        if ids != quarantined:
+            raise _Stale  # a campaign was quarantined or repaired meanwhile
+
+    def _upsert_all(self, tables: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        """Every table's rows in one statement (one ``INSERT`` per table in a ``WITH``), each
+        table's rows sent as one JSON array (``json_populate_recordset``): one round trip and one
+        JSON dump for the batch, not a statement and a parameter adaptation per row."""
+        parts: list[str] = []
+        params: list[str] = []
+        for table, rows in tables:
+            if not rows:
+                continue
+            key = _KEYS.get(table, "position")
+            cols = ", ".join(_COLUMNS[table])
+            parts.append(
+                f"INSERT INTO {self._t(table)} ({cols}) SELECT {cols} FROM "
+                f"json_populate_recordset(NULL::{self._t(table)}, %s::json) "
+                f"ON CONFLICT (campaign_id, {key}) DO UPDATE SET {self._conflict_updates(table, key)}"
+            )
+            params.append(codec.dumps([_json_row(table, r) for r in rows]))
+        if not parts:
+            return
+        *first, last = parts
+        query = last
+        if first:
+            query = "WITH " + ", ".join(f"w{k} AS ({p})" for k, p in enumerate(first)) + " " + last
+        self._execute(query, params)
 
     def _dump(self, value: Any) -> Any:
         return Jsonb(value, dumps=codec.dumps)

@@ -1,0 +1,298 @@
+"""What the read models write, counted by the database itself, and how a live worker batches.
+
+- Row writes are counted by triggers on the real tables (SQLite and PostgreSQL): a fact writes
+  the rows of what it changed and no others (an untouched creature's row is not rewritten, not
+  even with the same values).
+- The rows of a batch read back as ``ViewStore._values`` stores them, whatever
+  the backend's write path (PostgreSQL sends a batch as JSON): text and JSON escaped, the
+  typed conveniences NULL when not 32-bit integers, a rewrite keeping its notification id.
+- A listening worker (PostgreSQL) is woken by the events channel, not by its poll, and projects
+  what arrives within its batching window in one step.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from api.rulesets.stellar_winds.commands import StellarWindsCommands
+from api.service import views as wiring
+from api.service.application import ChronicleApplication
+from api.service.settings import Settings
+from projections.projector import Batch, creature_row
+from projections.runner import Follower, wait_for
+from projections.storage import PostgresViews, ViewStore
+
+ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
+DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
+KEYS = {
+    "view_creatures": "creature_id",
+    "view_encounters": "encounter_id",
+    "view_facts": "position",
+    "view_log": "position",
+}
+
+
+@pytest.fixture
+def views(store: Settings) -> Iterator[ViewStore]:
+    v = wiring.open_views(store)
+    try:
+        yield v
+    finally:
+        v.close()
+
+
+def count_writes(views: ViewStore) -> None:
+    """Triggers recording every row inserted or updated in the four view tables (``written``)."""
+    if isinstance(views, PostgresViews):
+        p = views.prefix
+        views._execute(f"CREATE TABLE {p}written (tbl TEXT, k TEXT)")
+        views._execute(
+            f"CREATE FUNCTION {p}count_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"INSERT INTO {p}written VALUES (TG_TABLE_NAME, to_jsonb(NEW) ->> TG_ARGV[0]); "
+            "RETURN NULL; END $$"
+        )
+        for table, key in KEYS.items():
+            views._execute(
+                f"CREATE TRIGGER count_{table} AFTER INSERT OR UPDATE ON {p}{table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {p}count_write('{key}')"
+            )
+        return
+    views._execute("CREATE TABLE written (tbl TEXT, k TEXT)")
+    for table, key in KEYS.items():
+        for event in ("INSERT", "UPDATE"):
+            views._execute(
+                f"CREATE TRIGGER count_{table}_{event.lower()} AFTER {event} ON {table} "
+                f"BEGIN INSERT INTO written VALUES ('{table}', CAST(new.{key} AS TEXT)); END"
+            )
+
+
+def writes(views: ViewStore) -> dict[str, list[str]]:
+    """The rows written since the last call, per table (and forget them)."""
+    rows = views._fetch(f"SELECT tbl, k FROM {views.prefix}written")
+    views._execute(f"DELETE FROM {views.prefix}written")
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        out.setdefault(r["tbl"], []).append(r["k"])
+    return {t: sorted(ks) for t, ks in out.items()}
+
+
+def register(app: ChronicleApplication) -> UUID:
+    cid = app.create_campaign("Counted")
+    for i, name in enumerate(("vex", "orc", "traze")):
+        StellarWindsCommands(app).register_creature(
+            cid,
+            creature_id=name,
+            name=name.title(),
+            kind="pc" if i != 1 else "monster",
+            level=3,
+            abilities=ABILITIES,
+            max_hp=20 + 5 * i,
+            surges_per_day=2,
+            defenses=DEFENSES,
+        )
+    return cid
+
+
+def test_a_fact_writes_only_the_rows_it_changes_counted_by_the_database(
+    app: ChronicleApplication, store: Settings, views: ViewStore
+) -> None:
+    """Counted by triggers on the tables: a hit on one creature writes that creature's row and
+    the fact's history and log rows, nothing else; a revoke rewrites the creature, its own rows
+    and the revoked fact's (now struck), nothing else."""
+    cid = register(app)
+    count_writes(views)
+    follower = wiring.follower(store, app, batch_size=500)
+    try:
+        follower.catch_up()
+        first = writes(views)
+        assert first["view_creatures"] == ["orc", "traze", "vex"]
+        hit = StellarWindsCommands(app).deal_damage(cid, "orc", amount=4).position
+        follower.catch_up()
+        assert writes(views) == {"view_creatures": ["orc"], "view_facts": [str(hit)], "view_log": [str(hit)]}
+        undo = app.revoke(cid, hit, "wrong target").position
+        follower.catch_up()
+        assert writes(views) == {
+            "view_creatures": ["orc"],
+            "view_facts": sorted([str(hit), str(undo)]),
+            "view_log": sorted([str(hit), str(undo)]),
+        }
+        orc = views.get_creature(str(cid), "orc")
+        assert orc is not None and orc["hp"] == orc["max_hp"]
+    finally:
+        follower.close()
+
+
+def test_an_encounter_starting_reviews_only_its_participants(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The active encounter changing (started, ended) re-views the creatures taking part and the
+    encounters active before and after, not every creature and encounter of the campaign; a
+    flag views read re-views them all."""
+    from domain.rulesets.stellar_winds import StellarWinds
+
+    cid = register(app)
+    for name in ("by1", "by2"):  # bystanders: in no encounter
+        StellarWindsCommands(app).register_creature(
+            cid,
+            creature_id=name,
+            name=name,
+            kind="monster",
+            level=1,
+            abilities=ABILITIES,
+            max_hp=10,
+            surges_per_day=0,
+            defenses=DEFENSES,
+        )
+    app.record(cid, "EncounterStarted", {"encounter_id": "e0", "name": "Old", "participants": ["by1"]})
+    app.record(cid, "EncounterEnded", {"encounter_id": "e0", "outcome": "done"})
+    viewed: list[str] = []
+    real = StellarWinds.creature_view
+
+    def counting(self: StellarWinds, state: Any, creature_id: str) -> dict[str, Any]:
+        viewed.append(creature_id)
+        return real(self, state, creature_id)
+
+    monkeypatch.setattr(StellarWinds, "creature_view", counting)
+    follower = wiring.follower(store, app, batch_size=500)
+    try:
+        follower.catch_up()
+        viewed.clear()
+        app.record(
+            cid, "EncounterStarted", {"encounter_id": "e1", "name": "Bridge", "participants": ["vex", "orc"]}
+        )
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["orc", "vex"]
+        viewed.clear()
+        app.record(cid, "EncounterEnded", {"encounter_id": "e1", "outcome": "they part"})
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["orc", "vex"]
+        viewed.clear()
+        app.set_flag(cid, "xp_table", [0, 100, 200, 300, 400, 500, 600])
+        follower.catch_up()
+        assert sorted(set(viewed)) == ["by1", "by2", "orc", "traze", "vex"]
+        incremental = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
+
+
+def _batch(cid: str, rows: list[dict[str, Any]], nid: int | None, tracking: tuple[int, int]) -> Batch:
+    fact = {
+        "campaign_id": cid,
+        "position": 2,
+        "notification_id": nid,
+        "fact_type": "NoteAdded\x00",
+        "recorded_at": "2026-12-02T00:00:00",
+        "creatures": ["a\ud800"],
+        "encounter_id": None,
+        "round": 2**31,  # no 32-bit integer: NULL in the typed column
+        "active": True,
+        "revoked": False,
+        "amended": False,
+        "orphaned": False,
+        "overridden": False,
+        "revoked_by": None,
+        "orphan_reason": None,
+        "payload": {"text": "nul \x00 and \ue000", "x": math.inf},
+        "outcome": None,
+    }
+    batch = Batch(tracking={p: tracking for p in ("creatures", "encounters", "facts", "log")})
+    batch.creatures[cid] = rows
+    batch.facts[(cid, 2)] = fact
+    return batch
+
+
+def test_a_batch_reads_back_as_written_on_either_store(views: ViewStore) -> None:
+    """Whatever a backend's write path: escaped text and JSON read back exactly, a convenience
+    that is no 32-bit integer is NULL (its ``state`` keeps it), a name that is no text is stored
+    as text, and a rewrite without a notification id keeps the one the row has."""
+    cid = "6f1c1c9e-0000-4000-8000-000000000001"
+    odd = creature_row(
+        cid,
+        2,
+        {
+            "id": "z\ud800",
+            "name": 7,
+            "level": True,
+            "hit_points": {"current": 2**40, "max": 10},
+            "v": -math.inf,
+        },
+        "rs",
+    )
+    assert views.write(_batch(cid, [odd], 11, (0, 11)))
+    row = views.get_creature(cid, "z\ud800")
+    assert row is not None
+    assert (row["name"], row["level"], row["hp"], row["max_hp"]) == ("7", None, None, 10)
+    assert row["state"]["hit_points"]["current"] == 2**40 and row["state"]["v"] == -math.inf
+    [fact] = views.history(cid)
+    assert fact["fact_type"] == "NoteAdded\x00" and fact["creatures"] == ["a\ud800"]
+    assert fact["payload"] == {"text": "nul \x00 and \ue000", "x": math.inf}
+    assert (fact["round"], fact["notification_id"], fact["outcome"]) == (None, 11, None)
+    # a rewrite: new values, no notification id (kept), the other creature row untouched
+    again = creature_row(cid, 3, {"id": "z\ud800", "name": "Zed", "level": 4}, "rs")
+    assert views.write(_batch(cid, [again], None, (11, 12)))
+    row = views.get_creature(cid, "z\ud800")
+    assert row is not None and (row["name"], row["level"], row["hp"], row["position"]) == ("Zed", 4, None, 3)
+    [fact] = views.history(cid)
+    assert fact["notification_id"] == 11
+    assert not views.write(_batch(cid, [again], None, (11, 13)))  # stale tracking: nothing written
+
+
+class _Counting(Follower):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reads: list[int] = []
+
+    def step(self, limit: int | None = None, committed: Any = None) -> int:
+        n = super().step(limit, committed)
+        if n:
+            self.reads.append(n)
+        return n
+
+
+@pytest.mark.postgres
+def test_a_listening_worker_is_woken_by_the_channel_and_batches_its_window(
+    postgres_store: Settings,
+) -> None:
+    """PostgreSQL: with a fallback poll of a minute, the worker still follows at once (the
+    events channel wakes it); 20 facts written within its 5-second batching window are
+    projected in at most two steps (the first fact's, then the rest), not one step per fact."""
+    from api.service.store import open_application
+
+    app = open_application(postgres_store)
+    cid = register(app)
+    follower = _Counting(
+        app,
+        lambda: wiring.open_views(postgres_store),
+        idle_interval=5.0,
+        listen_poll=60.0,
+        listen=postgres_store.database,
+    )
+    views = wiring.open_views(postgres_store)
+    try:
+        follower.catch_up()
+        thread = threading.Thread(target=follower.run, daemon=True)
+        thread.start()
+        sw = StellarWindsCommands(app)
+        follower.reads.clear()
+        for _ in range(10):
+            sw.deal_damage(cid, "orc", amount=1)
+            sw.deal_damage(cid, "vex", amount=1)
+        head = app.recorder.max_notification_id() or 0
+        assert wait_for(views, head, timeout=30), "not woken: the worker waited for its poll"
+        assert sum(follower.reads) == 20
+        assert len(follower.reads) <= 2, follower.reads
+        orc = views.get_creature(str(cid), "orc")
+        assert orc is not None and orc["hp"] == orc["max_hp"] - 10
+    finally:
+        follower.stop(timeout=70)
+        follower.close()
+        views.close()
+        app.close()
