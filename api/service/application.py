@@ -250,6 +250,23 @@ class _Command:
         self.done = True
 
 
+class _Staged:
+    """A cached campaign before a commit appended its facts: ``undo`` takes them out again."""
+
+    __slots__ = ("savepoint", "version", "modified_on")
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.savepoint = campaign.ledger.savepoint()
+        self.version, self.modified_on = campaign.version, campaign.modified_on
+
+    def undo(self, campaign: Campaign) -> bool:
+        campaign.collect_events()  # (a failed save leaves none; a refused fact may)
+        if not campaign.ledger.rollback(self.savepoint):
+            return False
+        campaign.version, campaign.modified_on = self.version, self.modified_on
+        return True
+
+
 class ChronicleApplication(Application[UUID]):
     name = "chronicle"
     snapshotting_intervals = None
@@ -274,7 +291,14 @@ class ChronicleApplication(Application[UUID]):
         self._contended: dict[UUID, float] = {}  # campaign -> until when commits take the replicas' lock
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
-        self.cache_stats = {"hits": 0, "cold_loads": 0, "from_snapshot": 0, "evicted": 0, "discarded": 0}
+        self.cache_stats = {
+            "hits": 0,
+            "cold_loads": 0,
+            "from_snapshot": 0,
+            "evicted": 0,
+            "discarded": 0,
+            "unstaged": 0,  # commits whose unsaved facts were taken back out (a lost race)
+        }
         self.snapshots = snapshot_store(self.recorder, bool(strtobool(self.env.get("CREATE_TABLE") or "yes")))
         self.snapshot_writer = SnapshotWriter(self._write_snapshot) if snapshot_every else None
         self._points_have: dict[UUID, dict[str, set[int]]] = {}  # checkpoint rows stored, per campaign
@@ -914,6 +938,7 @@ class ChronicleApplication(Application[UUID]):
                 ahead = None  # (a second attempt reads the store again, under the lock)
                 ledger = campaign.ledger
                 catalogue = ledger.catalogue
+                mark = _Staged(campaign)
                 staged: list[_Command] = []
                 spoiled = False
                 for command in todo:
@@ -970,7 +995,7 @@ class ChronicleApplication(Application[UUID]):
                     command.stage(Recorded(campaign_id, positions, outcomes, stored))
                     staged.append(command)
                 if spoiled:
-                    self._forget(campaign_id)
+                    self._unstage(campaign_id, campaign, mark)  # and check the others again
                     todo = [c for c in todo if not c.done]
                     continue
                 if not any(not c.staged_replay for c in staged):
@@ -980,7 +1005,9 @@ class ChronicleApplication(Application[UUID]):
                 try:
                     self.save(campaign)
                 except IntegrityError:
-                    self._forget(campaign_id)  # someone else wrote first: reload, re-check
+                    # someone else wrote first: forget our facts, catch up with theirs (the next
+                    # attempt reads what the store holds after our copy) and check again
+                    self._unstage(campaign_id, campaign, mark)
                     self._contended[campaign_id] = time.monotonic() + CONTENDED_FOR
                     if self._landed_all(campaign_id, staged):
                         for command in staged:
@@ -1008,6 +1035,16 @@ class ChronicleApplication(Application[UUID]):
             if not isinstance(exc, Exception):
                 raise
 
+    def _unstage(self, campaign_id: UUID, campaign: Campaign, mark: _Staged) -> None:
+        """Forget the facts appended to the cached campaign since ``mark`` (the store did not
+        take them): the copy is then exactly what the store held at the mark, and catching up
+        reads only what was stored after it. A ledger that cannot roll back is dropped (the
+        next load reads it from the store)."""
+        if mark.undo(campaign):
+            self.cache_stats["unstaged"] += 1
+        else:
+            self._forget(campaign_id)
+
     def _landed_all(self, campaign_id: UUID, staged: list[_Command]) -> bool:
         """Whether the facts of a save that raised IntegrityError are in the store after all.
 
@@ -1020,7 +1057,7 @@ class ChronicleApplication(Application[UUID]):
         stored = [f for c in recorded for f in c.pending.facts]  # type: ignore[union-attr]
         metas = [c.meta for c in recorded for _ in c.pending.positions]  # type: ignore[union-attr]
         try:
-            ledger = self._load(campaign_id).ledger
+            ledger = self._load(campaign_id, catch_up=True).ledger
         except Exception:
             return False
         if not positions or ledger.last_seq < positions[-1]:
