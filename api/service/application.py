@@ -108,12 +108,14 @@ def operation() -> Iterator[None]:
     A cached campaign always holds every fact this process stored (commands append to it under
     its lock), so what a later read in the operation can miss is only what *another* process
     (a replica) stored since the operation's first read of that campaign: the operation reads
-    the campaign as of its start, plus every write of this process. A command is unaffected: it
-    always catches up under the campaign's lock before it checks its facts, and the store's
-    unique (campaign, position) key refuses a save that raced a replica's (then it reloads and
-    checks again). Without this block (background threads, exports, subscriptions) every read
-    catches up, as before. A mutation made 6 to 9 store reads before it saved; now 3 (the
-    token's access record, its first read of the campaign, the command's own catch-up)."""
+    the campaign as of its start, plus every write of this process. A command checks its facts
+    against that too (unless another process writes the campaign lately: then it catches up
+    under the campaign's lock first), and the store's unique (campaign, position) key refuses a
+    save that raced a replica's (then it takes its facts back out, catches up and checks
+    again). Without this block (background threads, exports, subscriptions) every read catches
+    up, as before. A mutation made 6 to 9 store reads before it saved; now 2 (the
+    token's access record, its first read of the campaign), and a third (the command's own
+    catch-up) only while another process writes the campaign (``_replicated``)."""
     token = _CAUGHT_UP.set(set())
     try:
         yield
@@ -865,7 +867,8 @@ class ChronicleApplication(Application[UUID]):
         command = _Command(checked, base_meta, expected_position, idempotency_key)
         # Read the store before queueing (this may fail: nothing is queued then), unless commands
         # are queued already: whoever commits them reads it for all of them.
-        ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=True)
+        fresh = expected_position is not None or self._replicated(campaign_id)
+        ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=fresh)
         with self._locks_lock:
             self._queues.setdefault(campaign_id, []).append(command)
         with self._lock(campaign_id):
@@ -930,12 +933,13 @@ class ChronicleApplication(Application[UUID]):
         nothing unsaved is ever read); if another writer took the positions first, all of
         them are checked again against the new present. Every command ends ``done``."""
         todo = list(batch)
+        fresh = self._replicated(campaign_id) or any(c.expected_position is not None for c in batch)
         try:
             for _attempt in range(MAX_ATTEMPTS):
                 if not todo:
                     return
-                campaign = self._load(campaign_id, catch_up=True, ahead=ahead)
-                ahead = None  # (a second attempt reads the store again, under the lock)
+                campaign = self._load(campaign_id, catch_up=fresh, ahead=ahead)
+                ahead, fresh = None, True  # (a second attempt reads the store again, under the lock)
                 ledger = campaign.ledger
                 catalogue = ledger.catalogue
                 mark = _Staged(campaign)
@@ -1034,6 +1038,18 @@ class ChronicleApplication(Application[UUID]):
                     command.finish(error=exc)
             if not isinstance(exc, Exception):
                 raise
+
+    def _replicated(self, campaign_id: UUID) -> bool:
+        """Whether another process wrote this campaign lately (``CONTENDED_FOR``): then a command
+        reads the store right before it checks its facts, even when its operation already did.
+
+        Otherwise it trusts the operation's read: the cached campaign holds every fact this
+        process stored (commands append to it under its lock), so it is the store's up to a
+        position, and a fact another process stored meanwhile only makes the save lose the
+        race for that position (the store's unique key): the commit then takes its facts back
+        out, reads what the store holds after its copy and checks them again (``_unstage``).
+        A command with an expected position always reads (its check is against the head)."""
+        return self._contended.get(campaign_id, 0.0) >= time.monotonic()
 
     def _unstage(self, campaign_id: UUID, campaign: Campaign, mark: _Staged) -> None:
         """Forget the facts appended to the cached campaign since ``mark`` (the store did not
