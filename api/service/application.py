@@ -1012,6 +1012,9 @@ class ChronicleApplication(Application[UUID]):
                     # someone else wrote first: forget our facts, catch up with theirs (the next
                     # attempt reads what the store holds after our copy) and check again
                     self._unstage(campaign_id, campaign, mark)
+                    observability.LOST_RACES.labels(
+                        "caught_up" if campaign_id in self._campaigns else "reloaded"
+                    ).inc()
                     self._contended[campaign_id] = time.monotonic() + CONTENDED_FOR
                     if self._landed_all(campaign_id, staged):
                         for command in staged:

@@ -20,6 +20,7 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import OperationalError
 
+from api.service import observability
 from api.service.application import ChronicleApplication, Recorded
 from api.service.settings import Settings
 from api.service.store import open_application
@@ -37,6 +38,12 @@ def apps(store: Settings) -> Iterator[tuple[ChronicleApplication, ChronicleAppli
     finally:
         a.close()
         b.close()
+
+
+def caught_up() -> float:
+    """Lost races this process recovered from by catching up (``/metrics``)."""
+    value = observability.REGISTRY.get_sample_value("chronicle_lost_races_total", {"recovery": "caught_up"})
+    return value or 0.0
 
 
 def saves(app: ChronicleApplication) -> Counter[str]:
@@ -358,6 +365,7 @@ def test_two_replicas_racing_for_a_position_both_succeed_the_loser_catching_up_w
             a.advance_time(cid, m)
         head = b.view(cid).position  # b has the campaign cached too
         loads = a.cache_stats["cold_loads"]
+        lost = caught_up()
         original = a.save
         theirs: list[Recorded] = []
 
@@ -376,6 +384,7 @@ def test_two_replicas_racing_for_a_position_both_succeed_the_loser_catching_up_w
         assert [o["clock"] for o in ours.outcomes] == [1013, 1021]  # checked after b's fact
         assert a.cache_stats["cold_loads"] == loads  # caught up, not reloaded
         assert a.cache_stats["unstaged"] == 1
+        assert caught_up() == lost + 1  # /metrics: chronicle_lost_races_total{recovery="caught_up"}
         # a retry of either command through either replica is a replay: stored once
         again = b.record_many(
             cid, [("TimeAdvanced", {"minutes": 7}), ("TimeAdvanced", {"minutes": 8})], idempotency_key="ours"
