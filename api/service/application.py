@@ -896,8 +896,8 @@ class ChronicleApplication(Application[UUID]):
         """For ``CONTENDED_FOR`` seconds after this process lost a race for a position of the
         campaign (another replica saved it first) or read a fact another process stored in it,
         its commits take a PostgreSQL advisory lock on the campaign around catch-up, check and
-        save: replicas that write one campaign then take turns instead of losing races, and
-        every lost race costs a reload of the campaign (seconds at 100k facts).
+        save: replicas that write one campaign then take turns instead of losing races (each
+        costs a failed save, a rollback of the staged facts and a catch-up).
         Yields whether the lock is held. Only an optimisation: the store's unique (campaign,
         position) key still decides every race, so a lock that cannot be had (PostgreSQL
         unreachable, lock timeout) is simply done without."""
