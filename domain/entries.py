@@ -102,6 +102,22 @@ class Entries(Sequence[Entry]):
         if self._window is not None and len(self._recent) > self._window + self._page:
             self._trim()
 
+    def tail(self, count: int) -> list[Entry] | None:
+        """The entries after the first ``count`` when all of them are resident (else None)."""
+        if not self._base <= count <= self._count:
+            return None
+        return self._recent[count - self._base :]
+
+    def truncate(self, count: int) -> None:
+        """Forget the entries after the first ``count`` (appended but never stored: a commit
+        that lost a race). They must be resident (:meth:`tail`)."""
+        if not self._base <= count <= self._count:
+            raise AssertionError(f"cannot truncate to {count}: {self._base} .. {self._count} resident")
+        del self._recent[count - self._base :]
+        self._count = count
+        for pn in [pn for pn in self._pages if (pn + 1) * self._page > count]:
+            del self._pages[pn]
+
     def skip_to(self, count: int) -> None:
         """Declare ``count`` facts stored without holding any (a ledger restored from a snapshot)."""
         if self._count or self._loader is None:

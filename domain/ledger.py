@@ -80,6 +80,7 @@ __all__ = [
     "MissingFacts",
     "Orphans",
     "Resolution",
+    "Savepoint",
     "SnapshotMismatch",
 ]
 
@@ -163,6 +164,28 @@ class _Prepared:
     series: Series
     tip: Base | None
     reach: int  # the first position the new fact changes the reading of (INF: none)
+
+
+@dataclass(slots=True)
+class Savepoint:
+    """The ledger before facts were staged (see :meth:`Ledger.savepoint`)."""
+
+    count: int
+    corrections: int
+    state: Any
+    lent: bool
+    orphans: OrphanLog
+    orphan_count: int
+    res: Resolution
+    res_n: int
+    tip: Base | None
+    folded: int
+    refolded_from: int
+    checkpoints: Series
+    checkpoints_tip: tuple[int, Any] | None
+    recorded: Series
+    recorded_tip: tuple[int, Any] | None
+    rulings_recorded: dict[str, int]
 
 
 class Ledger:
@@ -355,6 +378,78 @@ class Ledger:
         self._folded = len(self.entries)
         self._dirty_corrections = False
         self._maybe_checkpoint()
+
+    # ----------------------------------------------------------------- staging
+    def savepoint(self) -> Savepoint:
+        """Mark the present before appending facts the store may yet refuse (a commit checks
+        its facts with :meth:`prepare` and appends them, then saves them): if the save fails,
+        :meth:`rollback` forgets them and the ledger is as it was here, without a reload.
+
+        Appending after the mark changes nothing the mark holds in place: each prepared state
+        is a clone, a correction refolds into copies of the series and a forked orphan log; only
+        checkpoints are added to the series in place, and the rollback drops those again."""
+        self._catch_up()
+        return Savepoint(
+            count=len(self.entries),
+            corrections=len(self._corrections),
+            state=self._state,
+            lent=self._lent,
+            orphans=self._orphans,
+            orphan_count=len(self._orphans),
+            res=self._res,
+            res_n=self._res_n,
+            tip=self._tip,
+            folded=self._folded,
+            refolded_from=self.refolded_from,
+            checkpoints=self._checkpoints,
+            checkpoints_tip=self._checkpoints.tip,
+            recorded=self._recorded,
+            recorded_tip=self._recorded.tip,
+            rulings_recorded=dict(self._rulings_recorded),
+        )
+
+    def rollback(self, sp: Savepoint) -> bool:
+        """Forget the facts appended since ``sp`` (never stored): indexes, corrections, fold and
+        checkpoints are as they were at ``sp``. False (and nothing changed) when that cannot be
+        done exactly -- the facts left memory, or they were proposal facts (the proposal book
+        is changed in place): then the caller drops the ledger and loads it again."""
+        dropped = self.entries.tail(sp.count)
+        if (
+            dropped is None
+            or any(e.type in book.TYPES for e in dropped)
+            or len(sp.orphans) != sp.orphan_count
+        ):
+            return False
+        mark = self.first_seq + sp.count - 1  # the last position kept
+        for e in reversed(dropped):
+            meta = e.meta
+            cause = meta.get("causation_id")
+            _unindex(self._idempotency, meta.get("idempotency_key"), e.seq)
+            _unindex(self._by_correlation, meta.get("correlation_id"), e.seq)
+            _unindex(self._children, cause if isinstance(cause, int) else None, e.seq)
+            for rid in _cited_rulings(e.payload):
+                _unindex(self._citations, rid, e.seq)
+            self._pinned.pop(e.seq, None)
+        self.entries.truncate(sp.count)
+        del self._corrections[sp.corrections :]
+        self._rulings_recorded = sp.rulings_recorded
+        # caches keyed by what the staged facts were: another fact may take their place
+        for seq in [s for s in self._reach if s > mark]:
+            del self._reach[seq]
+        for n in [n for n in self._res_cache if n > sp.corrections]:
+            del self._res_cache[n]
+        for key in [k for k in self._amend_cache if k[0] > mark or any(s > mark for s in k[1])]:
+            del self._amend_cache[key]
+        for series, tip in ((sp.checkpoints, sp.checkpoints_tip), (sp.recorded, sp.recorded_tip)):
+            series.drop_from(mark + 1)
+            series.tip = tip
+        self._checkpoints, self._recorded = sp.checkpoints, sp.recorded
+        self._state, self._lent, self._orphans = sp.state, sp.lent, sp.orphans
+        self._res, self._res_n, self._tip, self._folded = sp.res, sp.res_n, sp.tip, sp.folded
+        self.refolded_from = sp.refolded_from
+        self._dirty_corrections = False
+        self._prepared = None
+        return True
 
     def _reinterprets(self, entry: Entry) -> bool:
         t = entry.type
@@ -1595,6 +1690,17 @@ def _restored(series: Series, j: int) -> tuple[Point, Any, Orphans] | None:
     except (LookupError, ValueError):
         series.forget(j)
         return None
+
+
+def _unindex(index: dict[Any, list[int]], key: Any, seq: int) -> None:
+    """Take ``seq`` (the newest position indexed) out of ``index[key]``."""
+    if key is None or key == "":
+        return
+    seqs = index.get(key)
+    if seqs and seqs[-1] == seq:
+        seqs.pop()
+        if not seqs:
+            del index[key]
 
 
 def _entry_digest(e: Entry) -> str:

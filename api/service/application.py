@@ -109,12 +109,14 @@ def operation() -> Iterator[None]:
     A cached campaign always holds every fact this process stored (commands append to it under
     its lock), so what a later read in the operation can miss is only what *another* process
     (a replica) stored since the operation's first read of that campaign: the operation reads
-    the campaign as of its start, plus every write of this process. A command is unaffected: it
-    always catches up under the campaign's lock before it checks its facts, and the store's
-    unique (campaign, position) key refuses a save that raced a replica's (then it reloads and
-    checks again). Without this block (background threads, exports, subscriptions) every read
-    catches up, as before. A mutation made 6 to 9 store reads before it saved; now 3 (the
-    token's access record, its first read of the campaign, the command's own catch-up)."""
+    the campaign as of its start, plus every write of this process. A command checks its facts
+    against that too (unless another process writes the campaign lately: then it catches up
+    under the campaign's lock first), and the store's unique (campaign, position) key refuses a
+    save that raced a replica's (then it takes its facts back out, catches up and checks
+    again). Without this block (background threads, exports, subscriptions) every read catches
+    up, as before. A mutation made 6 to 9 store reads before it saved; now 2 (the
+    token's access record, its first read of the campaign), and a third (the command's own
+    catch-up) only while another process writes the campaign (``_replicated``)."""
     token = _CAUGHT_UP.set(set())
     try:
         yield
@@ -251,6 +253,23 @@ class _Command:
         self.done = True
 
 
+class _Staged:
+    """A cached campaign before a commit appended its facts: ``undo`` takes them out again."""
+
+    __slots__ = ("savepoint", "version", "modified_on")
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.savepoint = campaign.ledger.savepoint()
+        self.version, self.modified_on = campaign.version, campaign.modified_on
+
+    def undo(self, campaign: Campaign) -> bool:
+        campaign.collect_events()  # (a failed save leaves none; a refused fact may)
+        if not campaign.ledger.rollback(self.savepoint):
+            return False
+        campaign.version, campaign.modified_on = self.version, self.modified_on
+        return True
+
+
 class ChronicleApplication(Application[UUID]):
     name = "chronicle"
     snapshotting_intervals = None
@@ -275,7 +294,14 @@ class ChronicleApplication(Application[UUID]):
         self._contended: dict[UUID, float] = {}  # campaign -> until when commits take the replicas' lock
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
-        self.cache_stats = {"hits": 0, "cold_loads": 0, "from_snapshot": 0, "evicted": 0, "discarded": 0}
+        self.cache_stats = {
+            "hits": 0,
+            "cold_loads": 0,
+            "from_snapshot": 0,
+            "evicted": 0,
+            "discarded": 0,
+            "unstaged": 0,  # commits whose unsaved facts were taken back out (a lost race)
+        }
         self.snapshots = snapshot_store(self.recorder, bool(strtobool(self.env.get("CREATE_TABLE") or "yes")))
         self.snapshot_writer = SnapshotWriter(self._write_snapshot) if snapshot_every else None
         self._points_have: dict[UUID, dict[str, set[int]]] = {}  # checkpoint rows stored, per campaign
@@ -844,7 +870,8 @@ class ChronicleApplication(Application[UUID]):
         command = _Command(checked, base_meta, expected_position, idempotency_key)
         # Read the store before queueing (this may fail: nothing is queued then), unless commands
         # are queued already: whoever commits them reads it for all of them.
-        ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=True)
+        fresh = expected_position is not None or self._replicated(campaign_id)
+        ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=fresh)
         with self._locks_lock:
             self._queues.setdefault(campaign_id, []).append(command)
         with self._lock(campaign_id):
@@ -872,8 +899,8 @@ class ChronicleApplication(Application[UUID]):
         """For ``CONTENDED_FOR`` seconds after this process lost a race for a position of the
         campaign (another replica saved it first) or read a fact another process stored in it,
         its commits take a PostgreSQL advisory lock on the campaign around catch-up, check and
-        save: replicas that write one campaign then take turns instead of losing races, and
-        every lost race costs a reload of the campaign (seconds at 100k facts).
+        save: replicas that write one campaign then take turns instead of losing races (each
+        costs a failed save, a rollback of the staged facts and a catch-up).
         Yields whether the lock is held. Only an optimisation: the store's unique (campaign,
         position) key still decides every race, so a lock that cannot be had (PostgreSQL
         unreachable, lock timeout) is simply done without."""
@@ -909,14 +936,16 @@ class ChronicleApplication(Application[UUID]):
         nothing unsaved is ever read); if another writer took the positions first, all of
         them are checked again against the new present. Every command ends ``done``."""
         todo = list(batch)
+        fresh = self._replicated(campaign_id) or any(c.expected_position is not None for c in batch)
         try:
             for _attempt in range(MAX_ATTEMPTS):
                 if not todo:
                     return
-                campaign = self._load(campaign_id, catch_up=True, ahead=ahead)
-                ahead = None  # (a second attempt reads the store again, under the lock)
+                campaign = self._load(campaign_id, catch_up=fresh, ahead=ahead)
+                ahead, fresh = None, True  # (a second attempt reads the store again, under the lock)
                 ledger = campaign.ledger
                 catalogue = ledger.catalogue
+                mark = _Staged(campaign)
                 staged: list[_Command] = []
                 spoiled = False
                 for command in todo:
@@ -973,7 +1002,7 @@ class ChronicleApplication(Application[UUID]):
                     command.stage(Recorded(campaign_id, positions, outcomes, stored))
                     staged.append(command)
                 if spoiled:
-                    self._forget(campaign_id)
+                    self._unstage(campaign_id, campaign, mark)  # and check the others again
                     todo = [c for c in todo if not c.done]
                     continue
                 if not any(not c.staged_replay for c in staged):
@@ -983,7 +1012,12 @@ class ChronicleApplication(Application[UUID]):
                 try:
                     self.save(campaign)
                 except IntegrityError:
-                    self._forget(campaign_id)  # someone else wrote first: reload, re-check
+                    # someone else wrote first: forget our facts, catch up with theirs (the next
+                    # attempt reads what the store holds after our copy) and check again
+                    self._unstage(campaign_id, campaign, mark)
+                    observability.LOST_RACES.labels(
+                        "caught_up" if campaign_id in self._campaigns else "reloaded"
+                    ).inc()
                     self._contended[campaign_id] = time.monotonic() + CONTENDED_FOR
                     if self._landed_all(campaign_id, staged):
                         for command in staged:
@@ -1011,6 +1045,28 @@ class ChronicleApplication(Application[UUID]):
             if not isinstance(exc, Exception):
                 raise
 
+    def _replicated(self, campaign_id: UUID) -> bool:
+        """Whether another process wrote this campaign lately (``CONTENDED_FOR``): then a command
+        reads the store right before it checks its facts, even when its operation already did.
+
+        Otherwise it trusts the operation's read: the cached campaign holds every fact this
+        process stored (commands append to it under its lock), so it is the store's up to a
+        position, and a fact another process stored meanwhile only makes the save lose the
+        race for that position (the store's unique key): the commit then takes its facts back
+        out, reads what the store holds after its copy and checks them again (``_unstage``).
+        A command with an expected position always reads (its check is against the head)."""
+        return self._contended.get(campaign_id, 0.0) >= time.monotonic()
+
+    def _unstage(self, campaign_id: UUID, campaign: Campaign, mark: _Staged) -> None:
+        """Forget the facts appended to the cached campaign since ``mark`` (the store did not
+        take them): the copy is then exactly what the store held at the mark, and catching up
+        reads only what was stored after it. A ledger that cannot roll back is dropped (the
+        next load reads it from the store)."""
+        if mark.undo(campaign):
+            self.cache_stats["unstaged"] += 1
+        else:
+            self._forget(campaign_id)
+
     def _landed_all(self, campaign_id: UUID, staged: list[_Command]) -> bool:
         """Whether the facts of a save that raised IntegrityError are in the store after all.
 
@@ -1023,7 +1079,7 @@ class ChronicleApplication(Application[UUID]):
         stored = [f for c in recorded for f in c.pending.facts]  # type: ignore[union-attr]
         metas = [c.meta for c in recorded for _ in c.pending.positions]  # type: ignore[union-attr]
         try:
-            ledger = self._load(campaign_id).ledger
+            ledger = self._load(campaign_id, catch_up=True).ledger
         except Exception:
             return False
         if not positions or ledger.last_seq < positions[-1]:

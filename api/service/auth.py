@@ -225,21 +225,30 @@ class AccessControl:
 
     # ------------------------------------------------------------- loading
     def _load(self, campaign_id: UUID) -> CampaignAccess | None:
+        """The campaign's access record, brought up to date from the store. The store is read
+        outside the lock (every request checks its token here: under one lock, 50 concurrent
+        requests queued on each other's reads); only applying what was read takes it."""
         aid = access_id(campaign_id)
         with self._lock:
             access = self._cache.get(aid)
-            if access is None:
-                try:
-                    loaded = self.app.repository.get(aid)
-                except AggregateNotFoundError:
-                    return None
-                if not isinstance(loaded, CampaignAccess):
-                    return None
-                self._cache[aid] = access = loaded
-            else:
-                for ev in self.app.events.get(aid, gt=access.version):
+        if access is None:
+            try:
+                loaded = self.app.repository.get(aid)
+            except AggregateNotFoundError:
+                return None
+            if not isinstance(loaded, CampaignAccess):
+                return None
+            with self._lock:
+                access = self._cache.setdefault(aid, loaded)
+            if access is loaded:
+                return access
+        version = access.version
+        events = list(self.app.events.get(aid, gt=version))
+        with self._lock:
+            for ev in events:
+                if ev.originator_version == access.version + 1:  # (not applied meanwhile)
                     ev.mutate(access)
-            return access
+        return access
 
     def _forget(self, campaign_id: UUID) -> None:
         with self._lock:

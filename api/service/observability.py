@@ -233,6 +233,14 @@ CAMPAIGN_LOADS = Counter(
     ["source"],
     registry=REGISTRY,
 )
+LOST_RACES = Counter(
+    "chronicle_lost_races",
+    "Commits that lost the race for their positions to another process (replicas), by how the "
+    "cached campaign was brought up to date: caught_up (its unsaved facts taken back out, the "
+    "other's facts read) or reloaded.",
+    ["recovery"],
+    registry=REGISTRY,
+)
 CAMPAIGNS_EVICTED = Counter(
     "chronicle_campaigns_evicted",
     "Campaigns dropped from the cache to keep it within bounds.",

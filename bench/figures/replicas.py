@@ -5,7 +5,8 @@ clients, client ``w`` sending to replica ``w % 2``:
 
 - **one campaign**: every client writes to the cell's campaign (the live encounter of the MUT
   mix), so the two processes race for the same positions: the loser of a race gets the
-  store's unique-key error, reloads the campaign and checks its command again;
+  store's unique-key error, takes its unsaved facts back out, reads the other's and checks its
+  command again;
 - **two campaigns**: two fresh campaigns (each with the mix's encounter), client ``w`` writing to
   campaign ``(w // 2) % 2``, so each campaign is written through both replicas, at half the rate.
 
@@ -50,6 +51,7 @@ IDS = ("R2",)
 ATTEMPTS = 6
 RETRYABLE = {"CONFLICT", "STORE_UNAVAILABLE"}
 FLOOR = "slowest of 50 bare Application.save(), same store"
+LOST_RACES = "chronicle_lost_races_total"
 
 
 @dataclass
@@ -65,7 +67,8 @@ class Outcome:
     gave_up: list[str] = field(default_factory=list)  # keys abandoned after ATTEMPTS
     sent: set[str] = field(default_factory=set)
     wall: float = 0.0
-    reloads: int = 0  # campaign cold loads in the servers during the phase (lost races)
+    reloads: int = 0  # campaign cold loads in the servers during the phase
+    lost_races: int = 0  # commits that lost the race for their positions (caught up or reloaded)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -212,16 +215,21 @@ def _fresh_table(url: str, tag: str) -> Table:
     return table
 
 
-def _cold_loads(urls: list[str]) -> int:
-    """Campaign cold loads so far, both servers (``/metrics``): a server that lost a race for a
-    position drops its copy and loads the campaign again."""
+def _counted(urls: list[str], metric: str) -> int:
+    """A counter's total so far, every label, both servers (``/metrics``)."""
     total = 0.0
     for url in urls:
         text = httpx.get(f"{url}/metrics", timeout=30).text
         for line in text.splitlines():
-            if line.startswith("chronicle_campaign_loads_total{"):
+            if line.startswith(metric + "{"):
                 total += float(line.rsplit(" ", 1)[1])
     return int(total)
+
+
+def _cold_loads(urls: list[str]) -> int:
+    """Campaign cold loads so far, both servers: a server that lost a race for a position and
+    could not take its unsaved facts back out drops its copy and loads the campaign again."""
+    return _counted(urls, "chronicle_campaign_loads_total")
 
 
 def _head(url: str, table: Table) -> int:
@@ -253,13 +261,14 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
         for label, tables in (("one campaign", [main]), ("two campaigns", fresh)):
             ctx.log(f"  [{cell.label}] two replicas, {label}: {plan.replica_clients} clients")
             starts = {t.campaign_id: _head(urls[0], t) for t in tables}
-            loads = _cold_loads(urls)
+            loads, lost = _cold_loads(urls), _counted(urls, LOST_RACES)
             try:
                 out = _phase(ctx, urls, tables, plan.replica_clients, plan.replica_mutations, ctx.seed)
             except OverBudget as exc:
                 figures.append(_over(cell, label, exc, floor))
                 continue
             out.reloads = _cold_loads(urls) - loads
+            out.lost_races = _counted(urls, LOST_RACES) - lost
             audit = _audit(cell.store.url, starts, out)
             figures += _figures(cell, label, out, audit, floor, plan.replica_clients)
     finally:
@@ -296,6 +305,7 @@ def _figures(cell: Cell, label: str, out: Outcome, audit: Audit, floor: float, c
         "retries": out.retries,
         "replayed_answers": out.replayed,
         "server_reloads": out.reloads,
+        "lost_races": out.lost_races,
         "refused": out.refused[:5],
         "gave_up": len(out.gave_up),
         "stored_facts": audit.stored,

@@ -20,6 +20,7 @@ from uuid import UUID
 import pytest
 from eventsourcing.persistence import OperationalError
 
+from api.service import observability
 from api.service.application import ChronicleApplication, Recorded
 from api.service.settings import Settings
 from api.service.store import open_application
@@ -37,6 +38,12 @@ def apps(store: Settings) -> Iterator[tuple[ChronicleApplication, ChronicleAppli
     finally:
         a.close()
         b.close()
+
+
+def caught_up() -> float:
+    """Lost races this process recovered from by catching up (``/metrics``)."""
+    value = observability.REGISTRY.get_sample_value("chronicle_lost_races_total", {"recovery": "caught_up"})
+    return value or 0.0
 
 
 def saves(app: ChronicleApplication) -> Counter[str]:
@@ -338,6 +345,65 @@ def test_after_a_lost_race_commits_take_the_replicas_lock_and_catch_up_inside_it
         assert [r.positions for r in done] == [[theirs + 1]]
         assert a.cache_stats["cold_loads"] == loads  # it read b's fact inside the lock: no lost race
         assert a.view(cid).campaign()["clock_minutes"] == 1106
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.postgres
+def test_two_replicas_racing_for_a_position_both_succeed_the_loser_catching_up_without_a_reload(
+    postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replica ``b`` stores a fact between ``a``'s check and ``a``'s save: both commands are
+    accepted, ``b``'s at the position both wanted and ``a``'s after it, checked against the new
+    present. ``a`` takes its unsaved facts back out of its cached campaign and reads only
+    ``b``'s fact from the store (no cold load of the campaign); nothing lost, nothing doubled."""
+    a, b = open_application(postgres_store), open_application(postgres_store)
+    try:
+        cid = a.create_campaign("Race")
+        for m in (1, 2, 3):
+            a.advance_time(cid, m)
+        head = b.view(cid).position  # b has the campaign cached too
+        loads = a.cache_stats["cold_loads"]
+        lost = caught_up()
+        original = a.save
+        theirs: list[Recorded] = []
+
+        def racing(*args: Any, **kwargs: Any) -> Any:
+            if not theirs:  # the replica stores its fact between our check and our save
+                theirs.append(b.record(cid, "TimeAdvanced", {"minutes": 1000}, idempotency_key="theirs"))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(a, "save", racing)
+        ours = a.record_many(
+            cid, [("TimeAdvanced", {"minutes": 7}), ("TimeAdvanced", {"minutes": 8})], idempotency_key="ours"
+        )
+        monkeypatch.setattr(a, "save", original)
+        assert theirs[0].positions == [head + 1]
+        assert ours.positions == [head + 2, head + 3] and not ours.replayed
+        assert [o["clock"] for o in ours.outcomes] == [1013, 1021]  # checked after b's fact
+        assert a.cache_stats["cold_loads"] == loads  # caught up, not reloaded
+        assert a.cache_stats["unstaged"] == 1
+        assert caught_up() == lost + 1  # /metrics: chronicle_lost_races_total{recovery="caught_up"}
+        # a retry of either command through either replica is a replay: stored once
+        again = b.record_many(
+            cid, [("TimeAdvanced", {"minutes": 7}), ("TimeAdvanced", {"minutes": 8})], idempotency_key="ours"
+        )
+        assert again.replayed and again.positions == ours.positions
+        assert a.record(cid, "TimeAdvanced", {"minutes": 1000}, idempotency_key="theirs").replayed
+        fresh = open_application(postgres_store)
+        try:
+            facts = stored(fresh, cid, head)
+        finally:
+            fresh.close()
+        assert [(f.seq, f.meta["idempotency_key"], f.payload["minutes"]) for f in facts] == [
+            (head + 1, "theirs", 1000),
+            (head + 2, "ours", 7),
+            (head + 3, "ours", 8),
+        ]
+        assert_consistent(a, postgres_store, cid)
+        assert_consistent(b, postgres_store, cid)
+        assert a.advance_time(cid, 1).positions == [head + 4]  # and a goes on from there
     finally:
         a.close()
         b.close()

@@ -2,8 +2,9 @@
 
 Two applications on one store stand for two replicas. Within an operation, reads after the
 first come from the cache (no store read), so a replica's later fact is not seen by them; a
-command always catches up first and stores after the replica's fact, and outside an
-operation every read catches up, as before.
+command stores after the replica's fact (it catches up before it checks once it has seen the
+replica write, else after losing the race for the position), and outside an operation every
+read catches up, as before.
 """
 
 from __future__ import annotations
@@ -103,3 +104,28 @@ def test_an_idempotent_repeat_is_found_after_a_replica_stored_it(
         again = a.record(cid, "TimeAdvanced", {"minutes": 3}, idempotency_key="k-1")
     assert again.replayed and again.positions == first.positions
     assert a.view(cid).position == first.position
+
+
+def test_a_command_trusts_its_operation_s_read_until_another_process_writes_the_campaign(
+    replicas: tuple[ChronicleApplication, ChronicleApplication],
+) -> None:
+    """A command in an operation that has read the campaign checks against that read: no store
+    read before its save (the cache holds every fact this process stored). Once another process
+    wrote the campaign, commands read the store right before they check again."""
+    a, b = replicas
+    cid = a.create_campaign("Two replicas")
+    a.advance_time(cid, 1)
+    reads = counted(a)
+    with operation():
+        a.view(cid)
+        assert reads["select_events"] == 1
+        assert a.advance_time(cid, 2).positions == [a.view(cid).position]
+        assert reads["select_events"] == 1  # the command read nothing
+    theirs = b.advance_time(cid, 10).position
+    with operation():
+        a.view(cid)  # reads b's fact: another process writes this campaign
+        seen = reads["select_events"]
+        assert a.advance_time(cid, 3).positions == [theirs + 1]
+        assert reads["select_events"] > seen  # read the store before it checked (PostgreSQL: twice,
+        # the second inside the replicas' lock, see _across_replicas)
+        assert a.view(cid).campaign()["clock_minutes"] == 16
