@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-STARTUP_TIMEOUT = 30.0
+STARTUP_TIMEOUT = 120.0  # a loaded 2-core machine: a serve took ~27 s to import and build its schema
 
 
 class ProcessFailed(RuntimeError):
