@@ -171,6 +171,39 @@ def test_incremental_equals_rebuild(store: Settings, actions: list[Op]) -> None:
         application.close()
 
 
+def test_a_revoked_arrival_names_nobody_in_the_log_whether_followed_or_rebuilt(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A revoked registration never happened: the later facts that name its creature read alike
+    in the log followed fact by fact and in a rebuild (found by the law above: a rebuild's
+    narrator learnt "Orc" from the struck registration; a follower's batch never read it)."""
+    cid = register(app)
+    follower = follower_for(store, app)
+    try:
+        follower.catch_up()
+        hit = StellarWindsCommands(app).deal_damage(cid, "orc", amount=4).position
+        follower.catch_up()
+        arrival = next(
+            e.seq
+            for e in app.ledger(cid).entries
+            if e.type == "CreatureRegistered" and e.payload["creature_id"] == "orc"
+        )
+        app.revoke(cid, arrival, "the orc never came", "fact")
+        follower.catch_up()
+        app.override(cid, hit, "orphan", "keep", "GM keeps it")
+        follower.catch_up()
+        views = follower.views
+        followed = views.dump(written_at=False)
+        line = next(
+            r["line"] for r in followed["view_log"] if r["position"] == hit and r["campaign_id"] == str(cid)
+        )
+        assert line.startswith("orc takes 4 damage."), line
+        wiring.rebuild(store, application=app)
+        assert views.dump(written_at=False) == followed
+    finally:
+        follower.close()
+
+
 def test_duplicate_notifications_change_nothing(app: ChronicleApplication, store: Settings) -> None:
     cid = register(app)
     StellarWindsCommands(app).deal_damage(cid, "vex", amount=7)

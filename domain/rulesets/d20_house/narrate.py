@@ -91,7 +91,8 @@ class D20Narrator(Narrator):
 
     # ------------------------------------------------------------ sheets
     def _CreatureRegistered(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        self.names[p["creature_id"]] = p["name"]
+        if o is not None:  # a registration in force (a revoked one never named anybody)
+            self.names[p["creature_id"]] = p["name"]
         a = p["abilities"]
         klass = f" {self.m.esc(p['class'])}" if p.get("class") else ""
         bab = "/".join(f"{b:+d}" for b in p["bab"])

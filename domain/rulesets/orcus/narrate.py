@@ -85,7 +85,8 @@ class OrcusNarrator(Narrator):
 
     # ------------------------------------------------------------ sheets, XP
     def _CreatureRegistered(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        self.names[p["creature_id"]] = p["name"]
+        if o is not None:  # a registration in force (a revoked one never named anybody)
+            self.names[p["creature_id"]] = p["name"]
         level = o["level"] if o else p.get("level") or 1
         d = p["defenses"]
         bits = [f"{p['max_hp']} HP"]

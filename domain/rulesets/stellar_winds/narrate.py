@@ -54,7 +54,8 @@ class StellarWindsNarrator(GearSentences):
         return DURATIONS.get(kind, kind).format(anchor=self.name(anchor, state) if anchor else "its creator")
 
     def _CreatureRegistered(self, p: dict[str, Any], o: Any, s: Any) -> str:
-        self.names[p["creature_id"]] = p["name"]
+        if o is not None:  # a registration in force (a revoked one never named anybody)
+            self.names[p["creature_id"]] = p["name"]
         kind = {"pc": "player character", "monster": "monster", "npc": "NPC"}[p["kind"]]
         d = p["defenses"]
         bits = [f"{p['max_hp']} HP"]
