@@ -217,19 +217,7 @@ class TableState:
             or len(encounters) < self._eseen
         ):
             return None
-        cids = self._dirty
-        added = len(creatures) - self._seen
-        if added:
-            tail = list(islice(reversed(creatures), added))
-            tail.reverse()
-            cids = cids + tail
-        eids = self._open
-        added = len(encounters) - self._eseen
-        if added:
-            tail = list(islice(reversed(encounters), added))
-            tail.reverse()
-            eids = eids + tail
-        return cids, eids
+        return self._dirty + _added(creatures, self._seen), self._open + _added(encounters, self._eseen)
 
     def _index_anchors(self) -> None:
         anchors: dict[str, tuple[str, ...]] = {}
@@ -671,3 +659,10 @@ def load_table(
     if missing:
         raise ValueError(f"{cls.__name__} data lacks {', '.join(missing)}")
     return state  # type: ignore[no-any-return]
+
+
+def _added(keys: dict[str, Any], seen: int) -> list[str]:
+    """The keys added to ``keys`` after its first ``seen``, in order, read from the end."""
+    tail = list(islice(reversed(keys), len(keys) - seen))
+    tail.reverse()
+    return tail

@@ -16,7 +16,6 @@ import math
 import threading
 from collections.abc import Iterator
 from typing import Any
-from uuid import UUID
 
 import pytest
 
@@ -27,9 +26,8 @@ from api.service.settings import Settings
 from projections.projector import Batch, creature_row
 from projections.runner import Follower, wait_for
 from projections.storage import PostgresViews, ViewStore
+from tests.integration.test_projections import ABILITIES, DEFENSES, register
 
-ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
-DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
 KEYS = {
     "view_creatures": "creature_id",
     "view_encounters": "encounter_id",
@@ -80,23 +78,6 @@ def writes(views: ViewStore) -> dict[str, list[str]]:
     for r in rows:
         out.setdefault(r["tbl"], []).append(r["k"])
     return {t: sorted(ks) for t, ks in out.items()}
-
-
-def register(app: ChronicleApplication) -> UUID:
-    cid = app.create_campaign("Counted")
-    for i, name in enumerate(("vex", "orc", "traze")):
-        StellarWindsCommands(app).register_creature(
-            cid,
-            creature_id=name,
-            name=name.title(),
-            kind="pc" if i != 1 else "monster",
-            level=3,
-            abilities=ABILITIES,
-            max_hp=20 + 5 * i,
-            surges_per_day=2,
-            defenses=DEFENSES,
-        )
-    return cid
 
 
 def test_a_fact_writes_only_the_rows_it_changes_counted_by_the_database(
