@@ -632,6 +632,21 @@ class ChronicleApplication(Application[UUID]):
             writer.request(campaign_id, campaign)
         self._evict(keep=campaign_id)
 
+    def _snapshot_if_refolded(self, campaign_id: UUID) -> None:
+        """Ask for a snapshot when a correction refolded ``snapshot_every`` facts or more since
+        the last capture: the stored snapshot predates it, and a fresh process (a replica, a
+        restart) would fold all of that again from the store before its first answer (measured:
+        after three early revokes of a 300k campaign, a fresh replica's first query ran past the
+        10 s query timeout)."""
+        writer = self.snapshot_writer
+        campaign = self._campaigns.get(campaign_id)
+        if writer is None or campaign is None:
+            return
+        ledger = campaign.ledger
+        if ledger.refolded_from < INF and ledger.last_seq - ledger.refolded_from >= self.snapshot_every:
+            self._snapshot_at[campaign_id] = ledger.last_seq  # asked for: do not ask again
+            writer.request(campaign_id, campaign)
+
     def _evict(self, keep: UUID) -> None:
         """Drop least recently used campaigns while the facts they hold exceed the bound."""
         with self._cache_lock:
@@ -881,6 +896,7 @@ class ChronicleApplication(Application[UUID]):
                 with self._locks_lock:
                     batch = self._queues.pop(campaign_id, [])
                 self._commit(campaign_id, batch, ahead)
+                self._snapshot_if_refolded(campaign_id)
         if command.error is not None:
             raise command.error
         assert command.result is not None

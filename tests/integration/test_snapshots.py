@@ -22,6 +22,7 @@ from api.service.settings import Settings
 from api.service.snapshots import FOLD, SnapshotRow
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
+from domain.ledger import INF
 from domain.rulesets import get_ruleset
 from domain.rulesets.stellar_winds import STELLAR_WINDS
 
@@ -98,6 +99,37 @@ def test_a_snapshot_then_a_correction_reaching_back_before_it_refolds_like_from_
     again = opened()
     assert everything(again, cid) == got
     assert again.cache_stats["from_snapshot"] == 1
+
+
+def test_a_correction_that_refolds_far_back_is_snapshotted_so_a_fresh_process_starts_after_it(
+    opened: Any,
+) -> None:
+    """A correction that refolds more than ``snapshot_every`` facts asks for a snapshot at once: a
+    fresh process (a replica, a restart) then restores the corrected fold and refolds nothing."""
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    app.write_snapshot(cid)
+    early = next(e.seq for e in app.ledger(cid).entries if e.type == "AttackMade")
+    assert app.ledger(cid).last_seq - early >= 200
+    revoked = app.revoke(cid, early, "that attack never happened", cascade="fact").position
+    assert app.snapshot_writer is not None and app.snapshot_writer.flush(60)
+    assert app.snapshots.latest(cid, FOLD)[0].position == revoked
+    fresh = opened()
+    ledger = fresh.ledger(cid)
+    assert fresh.cache_stats["from_snapshot"] == 1
+    assert ledger.refolded_from == INF  # restored under the revocation: nothing refolded
+    assert everything(fresh, cid) == scratch(opened, cid)
+
+
+def test_a_correction_near_the_head_asks_for_no_snapshot(opened: Any) -> None:
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    app.write_snapshot(cid)
+    before = app.snapshots.latest(cid, FOLD)[0].position
+    late = app.ledger(cid).last_seq - 5
+    app.revoke(cid, late, "not that one", cascade="fact")
+    assert app.snapshot_writer is not None and app.snapshot_writer.flush(60)
+    assert app.snapshots.latest(cid, FOLD)[0].position == before
 
 
 def _rewrite(app: ChronicleApplication, cid: UUID, **changes: Any) -> None:
