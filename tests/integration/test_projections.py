@@ -9,7 +9,6 @@ the creature rows must equal the application's own present.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -120,15 +119,6 @@ def follower_for(
     if lookahead is None:
         return wiring.follower(store, app, batch_size=batch_size)
     return wiring.follower(store, app, batch_size=batch_size, lookahead=lookahead)
-
-
-@pytest.fixture
-def views(store: Settings) -> Iterator[ViewStore]:
-    v = wiring.open_views(store)
-    try:
-        yield v
-    finally:
-        v.close()
 
 
 def check_against_application(app: ChronicleApplication, views: ViewStore, cid: UUID) -> None:

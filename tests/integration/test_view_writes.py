@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,15 +33,6 @@ KEYS = {
     "view_facts": "position",
     "view_log": "position",
 }
-
-
-@pytest.fixture
-def views(store: Settings) -> Iterator[ViewStore]:
-    v = wiring.open_views(store)
-    try:
-        yield v
-    finally:
-        v.close()
 
 
 def count_writes(views: ViewStore) -> None:
