@@ -38,6 +38,7 @@ quarantined campaign's later facts until ``chronicle rebuild --campaign`` repair
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -851,7 +852,12 @@ class PostgresTarget(Protocol):
 
 
 def connect_postgres(db: PostgresTarget, application_name: str) -> psycopg.Connection[dict[str, Any]]:
-    """An autocommit connection returning rows as dicts."""
+    """An autocommit connection returning rows as dicts, named ``application_name`` in
+    ``pg_stat_activity`` -- followed by the process's ``PGAPPNAME`` in brackets when one is set
+    (``chronicle-views (worker-2)``), so an operator tells the workers' connections apart."""
+    process_name = os.environ.get("PGAPPNAME")
+    if process_name:
+        application_name = f"{application_name} ({process_name})"
     return psycopg.connect(
         host=db.host,
         port=db.port,

@@ -26,7 +26,8 @@ from projections.storage import ViewStore
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
 REPO = Path(__file__).resolve().parents[2]
-APP_NAME = "chronicle-test-worker"
+# this test run's workers only: several runs (and other tools) may share the database
+APP_NAME = f"chronicle-test-worker-{os.getpid()}"
 ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
 
@@ -173,8 +174,8 @@ def test_worker_survives_losing_its_connections(postgres_store: Settings) -> Non
                 killed = conn.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE pid NOT IN (pg_backend_pid(), %s) "
-                    "AND application_name IN (%s, 'chronicle-views', 'chronicle-listen')",
-                    (mine, APP_NAME),
+                    "AND application_name IN (%s, %s, %s)",
+                    (mine, APP_NAME, f"chronicle-views ({APP_NAME})", f"chronicle-listen ({APP_NAME})"),
                 ).fetchall()
                 assert killed, "the worker had no connection to cut"
                 StellarWindsCommands(app).deal_damage(cid, "vex", amount=3)
