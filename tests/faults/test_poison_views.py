@@ -199,9 +199,9 @@ def chronicle(store: Settings, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 class ReaderViews(PostgresViews):
-    """The test's own view connection under its own application name: on a shared server,
-    ``tests/e2e/test_worker.py`` (run by anyone) terminates every ``chronicle-views`` backend.
-    The processes under test recover from that by design; the test's reads need not."""
+    """The test's own view connection under its own application name, apart from the
+    ``chronicle-views`` connections of the processes under test (which recover from a cut
+    connection by design; the test's reads need not)."""
 
     def _connection(self) -> Any:
         if self._conn is None or self._conn.closed or self._conn.broken:
