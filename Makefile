@@ -30,7 +30,7 @@ help:
 	@echo "make demo   record the demo campaign in the store of make run (./var); prints its id and a GM token"
 	@echo "make test   install dev tools into $(VENV) and run all tests on SQLite and PostgreSQL"
 	@echo "make faults the heavy fault loads (tests/faults, marker faults); restarts the local PostgreSQL"
-	@echo "make lint   ruff on domain projections api tests scripts; mypy on domain"
+	@echo "make lint   ruff (check and format) on domain projections api tests scripts bench; mypy on domain"
 	@echo "make bench  run the benchmarks in bench/ (BENCH_ARGS=\"--size 10k --store postgres\"; see bench/README.md)"
 	@echo "make schema write the GraphQL schema to schema.graphql"
 
@@ -140,7 +140,8 @@ faults: $(DEV_STAMP)
 	$(BIN)/python -m pytest -m faults -s -p no:logging tests/faults $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check domain projections api tests scripts
+	$(BIN)/ruff check domain projections api tests scripts bench
+	$(BIN)/ruff format --check domain projections api tests scripts bench
 	$(BIN)/mypy domain
 
 # The benchmarks (bench/README.md): PostgreSQL as for the tests, started if needed.

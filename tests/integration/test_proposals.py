@@ -107,9 +107,9 @@ def test_the_gm_s_changes_are_checked_like_any_input(g: GQL) -> None:
         assert [e["code"] for e in no["userErrors"]] == [code], (changes, no)
     after = g.ok("query($c: ID!) { campaign(id: $c) { position } }", {"c": c}, gm)["campaign"]["position"]
     assert after == position
-    pending = g.ok(
-        "query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount } } }", {"c": c}, gm
-    )["campaign"]["pendingProposals"]["totalCount"]
+    pending = g.ok("query($c: ID!) { campaign(id: $c) { pendingProposals { totalCount } } }", {"c": c}, gm)[
+        "campaign"
+    ]["pendingProposals"]["totalCount"]
     assert pending == 1
 
 
