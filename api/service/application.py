@@ -608,11 +608,14 @@ class ChronicleApplication(Application[UUID]):
                 if k < m <= len(key) and key[m - 1] == prefix[-1] and key[:m] == prefix:
                     start, k = (state, orphans), m
             try:
-                state, orphans = rebuild_rows(
-                    rules,
-                    [(base, decode(data)) for _, base, data in rows[k:]],
-                    None if start is None else (start[0].clone(), start[1]),
-                )
+                # megabytes of JSON decoded into a burst of acyclic objects: the collector would
+                # walk the whole loaded heap for them, several times (gc_paused)
+                with gc_paused():
+                    state, orphans = rebuild_rows(
+                        rules,
+                        [(base, decode(data)) for _, base, data in rows[k:]],
+                        None if start is None else (start[0].clone(), start[1]),
+                    )
             except (ValueError, KeyError, TypeError, zlib.error) as exc:
                 raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
             if k < len(key):

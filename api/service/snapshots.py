@@ -41,6 +41,8 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
+
 from api.service import observability
 
 log = logging.getLogger(__name__)
@@ -92,7 +94,14 @@ def encode(data: dict[str, Any]) -> bytes:
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    out = json.loads(zlib.decompress(data))
+    raw = zlib.decompress(data)
+    try:
+        # orjson reads what json.dumps wrote 2-4x faster (a stored checkpoint of a 100k campaign
+        # is megabytes of JSON); it refuses only what it does not support (NaN, integers past
+        # 64 bits), which json reads as before
+        out = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        out = json.loads(raw)
     if not isinstance(out, dict):
         raise ValueError("a snapshot is a JSON object")
     return out
