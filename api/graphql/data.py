@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
@@ -50,6 +50,8 @@ class FactRecord:
     line: str
     filled: bool = False
     ruleset: Any = None  # the campaign's ruleset (names the purpose of each roll, C0.3)
+    # the records shown together (a page): the first outcome or line asked for fills them all
+    page: list[FactRecord] | None = field(default=None, repr=False, compare=False)
 
 
 def summary(app: ChronicleApplication, campaign_id: UUID, position: int | None, view: str) -> dict[str, Any]:

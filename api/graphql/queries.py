@@ -86,7 +86,6 @@ class Query:
                 return None
             seq = int(local)
             found = await ctx.call(data.history_records, ctx.app_of(info), cid, range(seq, seq + 1))
-            await ctx.call(data.fill, ctx.app_of(info), cid, found)
             return Fact.build(found[0]) if found else None
         if type_name == "AccessToken":
             if not who.is_gm:

@@ -552,7 +552,8 @@ class Fact(Node):
     @strawberry.field(
         description="What the fold made of it (null for corrections, revoked or orphaned facts)."
     )
-    def outcome(self) -> JSON | None:
+    async def outcome(self, info: Info) -> JSON | None:
+        await _filled(info, self.record_)
         return self.record_.outcome
 
     @strawberry.field
@@ -594,8 +595,21 @@ class Fact(Node):
         return v if isinstance(v, int) and "proposed_by" in self.record_.meta else None
 
     @strawberry.field(description="One line of narration.")
-    def line(self) -> str:
+    async def line(self, info: Info) -> str:
+        await _filled(info, self.record_)
         return self.record_.line
+
+
+async def _filled(info: Info, rec: data.FactRecord) -> None:
+    """Give the record (and the page it is shown with) its outcome and narrated line, once per
+    operation: they fold the stretch the page spans, from the checkpoint before it (at 100k
+    facts, rebuilding a stored checkpoint costs most of a page), so a page that asks for neither
+    (positions, types, statuses, payloads) costs only its own facts."""
+    if rec.filled:
+        return
+    group = rec.page if rec.page is not None else [rec]
+    key = ("fill", rec.campaign_id, id(group))
+    await ctx.cached(info, key, data.fill, ctx.app_of(info), rec.campaign_id, group)
 
 
 @strawberry.type
@@ -1022,7 +1036,8 @@ class Campaign(Node):
                 records = [r for r in records if r.position <= self.at_]
             page, page_info = paginate(records, lambda r: r.position, first, after, last, before)
             total = len(records)
-        await ctx.call(data.fill, ctx.app_of(info), self.campaign_id_, page)
+        for r in page:  # filled on the first outcome or line asked for (_filled)
+            r.page = page
         return FactConnection(
             edges=[FactEdge(cursor=encode_cursor(r.position), node=Fact.build(r)) for r in page],
             page_info=page_info,

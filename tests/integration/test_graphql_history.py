@@ -111,3 +111,53 @@ def test_a_page_by_position_reads_only_its_own_facts(monkeypatch) -> None:  # ty
             gm,
         )["node"]["history"]
         assert blows["totalCount"] == 7
+
+
+def test_a_page_folds_only_when_it_shows_outcomes_or_lines(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Outcomes and narrated lines fold the stretch a page spans (from the checkpoint before it);
+    a page that shows neither (positions, types, statuses, payloads) folds nothing. A page that
+    shows them folds once for all its facts, and its answers are those of the eager page."""
+    from api.graphql import data
+
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        cid, gm = create_campaign(g)
+        vex = pc(g, cid, gm, "Vex")
+        campaign = gid("Campaign", cid, cid)
+        for n in range(1, 6):
+            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)
+        fills: list[list[int]] = []
+        filling = data.fill
+
+        def counted(app_, campaign_id, records):  # type: ignore[no-untyped-def]
+            fills.append([r.position for r in records])
+            return filling(app_, campaign_id, records)
+
+        monkeypatch.setattr(data, "fill", counted)
+        bare = """query($id: ID!) { node(id: $id) { ... on Campaign {
+          history(first: 5) { edges { node { position type status payload } } } } } }"""
+        plain = g.ok(bare, {"id": campaign}, gm)["node"]["history"]["edges"]
+        assert [e["node"]["position"] for e in plain] == [1, 2, 3, 4, 5]
+        fact = g.ok(
+            "query($id: ID!) { node(id: $id) { ... on Fact { position type status } } }",
+            {"id": gid("Fact", cid, "4")},
+            gm,
+        )["node"]
+        assert fact == {"position": 4, "type": "DamageTaken", "status": ["ACTIVE"]}
+        assert fills == []  # nothing asked for an outcome or a line
+
+        shown = """query($id: ID!) { node(id: $id) { ... on Campaign {
+          history(first: 5) { edges { node { position outcome line } } } } } }"""
+        page = g.ok(shown, {"id": campaign}, gm)["node"]["history"]["edges"]
+        assert fills == [[1, 2, 3, 4, 5]]  # one fold for the page, not one per fact
+        blows = [e["node"] for e in page if e["node"]["position"] >= 3]
+        assert [b["outcome"]["amount"] for b in blows] == [1, 2, 3]
+        assert all("Vex" in b["line"] for b in blows)
+        one = g.ok(
+            "query($id: ID!) { node(id: $id) { ... on Fact { outcome line } } }",
+            {"id": gid("Fact", cid, "4")},
+            gm,
+        )["node"]
+        assert one == {"outcome": blows[1]["outcome"], "line": blows[1]["line"]}
+        assert fills[1:] == [[4]]
