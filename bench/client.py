@@ -8,7 +8,7 @@ be dying or dead wherever the campaign was cut), so the fight never ends however
 requests are sent; attacks use no action (`action: "none"`), so any client may send any of them
 in any order and every one is accepted (a refusal would be cheaper than an accepted fact, so
 each response's ``userErrors`` is checked). The query mix: one character's hit points, the
-live encounter, a history page at a random position.
+live encounter, a history page at a random position (without and with outcomes and lines).
 """
 
 from __future__ import annotations
@@ -194,6 +194,10 @@ HISTORY = (
     "query($c: ID!, $after: String) { campaign(id: $c) { history(first: 20, after: $after) { "
     "edges { node { position type status } } pageInfo { hasNextPage endCursor } } } }"
 )
+NARRATED = (
+    "query($c: ID!, $after: String) { campaign(id: $c) { history(first: 20, after: $after) { "
+    "edges { node { position type status outcome line } } pageInfo { hasNextPage endCursor } } } }"
+)
 AS_OF = (
     "query($id: ID!, $p: Int!, $v: TimeAxis!) { character(id: $id) { "
     "asOf(position: $p, view: $v) { hitPoints { current } } } }"
@@ -234,7 +238,8 @@ def query(table: Table, kind: str, rng: random.Random, positions: int) -> tuple[
         return CHARACTER_HP, {"id": table.character(rng.choice(PCS))}
     if kind == "encounter":
         return ENCOUNTER, {"id": table.encounter_gid()}
-    return HISTORY, {"c": table.gid, "after": cursor(rng.randint(2, max(2, positions - 20)))}
+    page = {"c": table.gid, "after": cursor(rng.randint(2, max(2, positions - 20)))}
+    return (NARRATED if kind == "narrated" else HISTORY), page
 
 
 # ------------------------------------------------------------------------- clients

@@ -27,7 +27,12 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("one character's HP, p50 (ms; x the 1k campaign)", "QRY", "query p50: one character"),
     ("one character's HP, p99 (ms; x the 1k campaign)", "QRY", "query p99: one character"),
     ("the live encounter, p50 (ms; x the 1k campaign)", "QRY", "query p50: the live encounter"),
-    ("a history page, p50 (ms; x the 1k campaign)", "QRY", "query p50: a history page"),
+    ("a history page, p50 (ms; x the 1k campaign)", "QRY", "query p50: a history page (20"),
+    (
+        "a history page with outcomes and lines, p50 (ms; x the 1k campaign)",
+        "QRY",
+        "query p50: a history page with",
+    ),
     ("revoke in the last 1% (s; x a full fold)", "P3", "revoke in the last 1%"),
     ("revoke at 50% (s; x a full fold)", "P3", "revoke at 50%"),
     ("revoke early #1 (s; x a full fold)", "P3", "revoke early #1"),

@@ -6,8 +6,10 @@ Figures (ids):
 - COLD: a fresh server process answering its first query (one character's HP) on the
   campaign, vs the full fold a process without snapshots must do (read + decode + fold).
 - QRY: warm queries from one client -- one character's HP, the live encounter, a history
-  page at a random position -- p50/p99, each vs the same query on a 1k campaign (same store,
-  same run): per-request cost must not grow with the campaign.
+  page at a random position (positions, types, statuses), the same page with each fact's
+  outcome and narrated line (these fold the page's stretch from the checkpoint before it) --
+  p50/p99, each vs the same query on a 1k campaign (same store, same run): per-request cost
+  must not grow with the campaign.
 - MUT: the mutation mix (attack, damage, heal, end of turn) from 1 and from 20 clients:
   mutations/s vs bare saves (the library's ``Application.save()`` of one event per save, same
   store, same fact count), p50/p99; and the 1-client p50 vs the same on a 1k campaign.
@@ -51,6 +53,7 @@ QUERIES = (
     ("character", "one character's HP"),
     ("encounter", "the live encounter"),
     ("history", "a history page (20 facts)"),
+    ("narrated", "a history page with outcomes and lines (20 facts)"),
 )
 FOLD_FLOOR = "full fold of the campaign, loaded, in a fresh process (bench.work fold)"
 COLD_FLOOR = "read + decode + full fold of the campaign in a fresh process (bench.work fold)"
