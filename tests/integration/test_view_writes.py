@@ -317,3 +317,45 @@ def test_a_listening_worker_is_woken_by_the_channel_and_batches_its_window(
         follower.close()
         views.close()
         app.close()
+
+
+def test_a_worker_process_collects_garbage_between_steps_not_during(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pause_gc`` (``chronicle worker`` and ``chronicle rebuild``): the cyclic collector waits
+    while a step projects and writes, and is on again after it, an error included; a follower
+    in a serving process (the default) leaves it alone."""
+    import gc
+
+    from projections.projector import Projector
+
+    register(app)
+    seen: list[bool] = []
+    real = Projector.project
+
+    def project(self: Projector, *args: Any, **kwargs: Any) -> Batch:
+        seen.append(gc.isenabled())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Projector, "project", project)
+    assert gc.isenabled()
+    paused = wiring.follower(store, app, batch_size=500, pause_gc=True)
+    try:
+        paused.catch_up()
+        assert seen == [False] and gc.isenabled()
+        monkeypatch.setattr(Projector, "project", lambda *a, **k: 1 / 0)
+        StellarWindsCommands(app).deal_damage(register(app), "orc", amount=1)
+        with pytest.raises(ZeroDivisionError):
+            paused.step()
+        assert gc.isenabled()
+    finally:
+        paused.close()
+    monkeypatch.setattr(Projector, "project", project)
+    seen.clear()
+    StellarWindsCommands(app).deal_damage(register(app), "orc", amount=1)
+    serving = wiring.follower(store, app, batch_size=500)
+    try:
+        serving.catch_up()
+        assert seen == [True]
+    finally:
+        serving.close()
