@@ -240,6 +240,8 @@ class TableState:
         start and those added since cover them."""
         creatures, encounters = self.creatures, self.encounters
         since = self._jtoken
+        changed: tuple[str, ...]
+        touched: tuple[str, ...]
         if (
             not since
             or self._jcreatures is not creatures
