@@ -11,8 +11,10 @@ the earliest one it affects). From those readings it derives the ``facts`` and `
 rows and writes those that differ from the ones last written (a digest per position).
 The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
 creatures and encounters whose view changed are viewed and written, and those a correction
-removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
-state against the state the rows were last derived from, plus the views that read what changed
+removed are deleted. Which may have changed is what the fold's state journaled since the rows
+were last derived (:meth:`~domain.core.state.TableState.journal_changes`, read from
+:meth:`~domain.ledger.Ledger.present`: the present is not handed out, so not cloned before the
+next fold; :func:`_changed_since` for a fold a correction rewound), plus the views that read what changed
 besides the object (:func:`_context`: every view when the flags change; when the active
 encounter or its participants change, those participants' and the encounters active before and
 after), plus the ended encounters whose participants changed (their views list the
