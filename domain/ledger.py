@@ -945,6 +945,14 @@ class Ledger:
         self._lent = True
         return self._state
 
+    def present(self) -> Any:
+        """The present, as corrected now, *not* handed out: the ledger folds the next facts into
+        this very object, so read it at once and keep nothing of it (what :attr:`state` gives
+        may be kept, at the cost of a copy-on-write clone before the next fold). The read
+        models read it so, and follow what changed with the state's journal of changes."""
+        self._catch_up()
+        return self._state
+
     @property
     def orphans(self) -> Orphans:
         """The orphans now (position -> reason), a frozen view."""

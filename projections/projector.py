@@ -11,8 +11,10 @@ the earliest one it affects). From those readings it derives the ``facts`` and `
 rows and writes those that differ from the ones last written (a digest per position).
 The ``creatures`` and ``encounters`` rows are incremental (:class:`_Shown`): only the
 creatures and encounters whose view changed are viewed and written, and those a correction
-removed are deleted. Which may have changed is an identity test on the fold's copy-on-write
-state against the state the rows were last derived from, plus the views that read what changed
+removed are deleted. Which may have changed is what the fold's state journaled since the rows
+were last derived (:meth:`~domain.core.state.TableState.journal_changes`, read from
+:meth:`~domain.ledger.Ledger.present`: the present is not handed out, so not cloned before the
+next fold; :func:`_changed_since` for a fold a correction rewound), plus the views that read what changed
 besides the object (:func:`_context`: every view when the flags change; when the active
 encounter or its participants change, those participants' and the encounters active before and
 after), plus the ended encounters whose participants changed (their views list the
@@ -33,11 +35,13 @@ with the batch. Notifications of campaigns already quarantined are skipped.
 from __future__ import annotations
 
 import json
+import marshal
 import sqlite3
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from hashlib import blake2b
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -46,7 +50,7 @@ from eventsourcing.persistence import Notification, PersistenceError
 
 from domain.campaign import Campaign
 from domain.core.narration import Narrator
-from domain.core.state import changed_creatures
+from domain.core.state import Journal
 from domain.ledger import Entry, Ledger
 from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, annotate
@@ -268,21 +272,31 @@ class _Reading:
 
 @dataclass
 class _Shown:
-    """What a campaign's creature (encounter) rows in the view store hold: the fold's state they
-    were derived from (None: not known, the next rows replace the campaign's rows whole) and the
-    views written since, so only the changes are viewed and written."""
+    """What a campaign's creature (encounter) rows in the view store hold: whether they are
+    known (False: the next rows replace the campaign's rows whole), the journal token of the
+    fold's state they were derived from (:meth:`~domain.core.state.TableState.journal_changes`),
+    what their views read besides their object (:func:`_context`) and the views written, so
+    only the changes are viewed and written."""
 
-    state: Any = None
+    known: bool = False
+    token: int = 0
+    context: tuple[Any, ...] = ()
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
     member_of: dict[str, set[str]] = field(default_factory=dict)  # creature -> its encounters
     # facts / log: a digest of each position's row as last written (0: not known), 8 bytes a fact
     written: array[int] = field(default_factory=lambda: array("q"))
 
     def forget(self) -> None:
-        self.state = None
+        self.known = False
+        self.token = 0
+        self.context = ()
         self.views.clear()
         self.member_of.clear()
         del self.written[:]
+
+    def shows(self, journal: Journal, context: tuple[Any, ...]) -> None:
+        """The rows now hold the views of the state ``journal`` was taken of."""
+        self.known, self.token, self.context = True, journal.token, context
 
     def changed(self, seq: int, digest: int) -> bool:
         """Whether the row of ``seq`` differs from the one last written (then it is noted as written)."""
@@ -296,19 +310,26 @@ class _Shown:
 
 
 def _digest(row: Mapping[str, Any], own_payload: bool = False) -> int:
-    """A digest of a fact row without its notification id (which a rewrite keeps).
-    ``own_payload``: the row's payload is the fact's own (not amended), which never changes for
-    a position, so it is left out (it is most of the row's text)."""
-    text = _dump_digest(
-        [v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")]
+    """A 63-bit digest of a fact or log row without its notification id (which a rewrite keeps),
+    never 0. ``own_payload``: the row's payload is the fact's own (not amended), which never
+    changes for a position, so it is left out (it is most of the row's text).
+
+    The values are serialised with :mod:`marshal` (format 2: no back-references, so equal values
+    give equal bytes whatever their identity; about half the cost of JSON text) and hashed with
+    BLAKE2b, so a digest is the same in every process and Python run (``hash()`` of text is
+    salted per process). Digests live in memory only (:class:`_Shown`), but a persisted one
+    would stay valid. Equal rows digest equal when their dictionaries were built in the same
+    key order (as the projector builds them); a row whose digest differs is only written again.
+    A value marshal cannot write (not plain data) is digested through its JSON text (``repr``
+    for what JSON cannot write)."""
+    values = tuple(
+        v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")
     )
-    return (hash(text) & 0x7FFFFFFFFFFFFFFF) or 1
-
-
-def _digest_plain(row: Mapping[str, Any]) -> int:
-    """:func:`_digest` of a row whose values are all plain (text, numbers, booleans, None: a log
-    row): a hash of the values themselves, no JSON text."""
-    return (hash(tuple(v for k, v in row.items() if k != "notification_id")) & 0x7FFFFFFFFFFFFFFF) or 1
+    try:
+        data = marshal.dumps(values, 2)
+    except ValueError:
+        data = b"J" + _dump_digest(list(values)).encode("utf-8", "surrogatepass")
+    return (int.from_bytes(blake2b(data, digest_size=8).digest(), "little") & 0x7FFFFFFFFFFFFFFF) or 1
 
 
 _dump_digest = json.JSONEncoder(default=repr, check_circular=False).encode
@@ -320,10 +341,15 @@ def _context(state: Any) -> tuple[Any, ...]:
     view may have changed; when the active encounter or its participants change, the views of
     the creatures taking part before or after (a creature's view may show the encounter it is
     in) and of the encounter active before or after (an encounter's view shows whether it is
-    the active one)."""
+    the active one). A copy: the fold changes the flags in place."""
     enc = getattr(state, "encounter", None)
     participants = tuple(getattr(enc, "participants", ()) or ()) if enc is not None else ()
-    return (getattr(state, "flags", None), getattr(state, "active_encounter", None), participants)
+    flags = getattr(state, "flags", None)
+    return (
+        dict(flags) if isinstance(flags, dict) else flags,
+        getattr(state, "active_encounter", None),
+        participants,
+    )
 
 
 def _touched_by_context(kind: str, before: tuple[Any, ...], after: tuple[Any, ...]) -> list[str] | None:
@@ -336,11 +362,34 @@ def _touched_by_context(kind: str, before: tuple[Any, ...], after: tuple[Any, ..
     return [eid for eid in dict.fromkeys([before[1], after[1]]) if isinstance(eid, str)]
 
 
-def _changed_encounters(before: Any, after: Any) -> list[str]:
-    """The encounters whose object differs between two states of one fold (identity: ended ones
-    are shared, the others are cloned with the state)."""
-    old = before.encounters
-    return [eid for eid, e in after.encounters.items() if old.get(eid) is not e]
+def _journal(state: Any) -> Journal:
+    """The state's journal of changes (a state without one: nothing known, compare everything)."""
+    take = getattr(state, "journal_changes", None)
+    return take() if take is not None else Journal(0, 0, (), ())
+
+
+def _changed_since(
+    shown: _Shown, journal: Journal, history: Mapping[int, Journal]
+) -> tuple[list[str], list[str]] | None:
+    """The creatures and encounters whose views may differ from those ``shown`` holds, from the
+    journal just taken (None: not known, compare every view). The journal reports the changes
+    since the state it continues; when that is older than the one the rows show (the fold
+    rewound to a checkpoint for a correction), the journals of the batches between are added."""
+    if not shown.known or not shown.token or not journal.since:
+        return None
+    creatures, encounters = dict.fromkeys(journal.creatures), dict.fromkeys(journal.encounters)
+    t = shown.token
+    while t != journal.since:
+        j = history.get(t)
+        if j is None or not j.since:
+            return None
+        creatures.update(dict.fromkeys(j.creatures))
+        encounters.update(dict.fromkeys(j.encounters))
+        t = j.since
+    return list(creatures), list(encounters)
+
+
+JOURNALS_KEPT = 64  # per campaign: how far back a rewound fold's journal can be joined to the rows
 
 
 class Projector:
@@ -353,6 +402,8 @@ class Projector:
         self._notification_ids: dict[UUID, dict[int, int]] = {}
         # campaign -> what its rows in the view store hold, per projection (creatures, encounters)
         self._shown: dict[UUID, dict[str, _Shown]] = {}
+        # campaign -> the journals taken for its batches, by token (see _changed_since)
+        self._journals: dict[UUID, OrderedDict[int, Journal]] = {}
         self._positions: Mapping[str, int] = {}
 
     def reset(self) -> None:
@@ -360,6 +411,7 @@ class Projector:
         self._campaigns.clear()
         self._notification_ids.clear()
         self._shown.clear()
+        self._journals.clear()
 
     def forget(self, campaign_id: str | UUID) -> None:
         """Forget one campaign's in-memory ledger (it failed, or is quarantined)."""
@@ -367,6 +419,7 @@ class Projector:
         self._campaigns.pop(cid, None)
         self._notification_ids.pop(cid, None)
         self._shown.pop(cid, None)
+        self._journals.pop(cid, None)
 
     # ------------------------------------------------------------------ batches
     def project(
@@ -467,7 +520,7 @@ class Projector:
         at = getattr(self.source, "campaign_at", None)  # from a persisted snapshot, where it has one
         loaded = at(cid, version) if at is not None else self.source.repository.get(cid, version=version)
         assert isinstance(loaded, Campaign)
-        loaded.ledger.state  # fold silently: the rows of earlier facts are already written  # noqa: B018
+        loaded.ledger.present()  # fold silently: the rows of earlier facts are already written
         self._remember(loaded)
         self._showing(loaded, notification_id)
         return loaded
@@ -477,10 +530,14 @@ class Projector:
         before it): a projection whose rows are behind that notification holds exactly this
         state's rows (nothing of this campaign lies between its tracking and the notification);
         one at or past it holds a later state's, unknown here (its next rows replace them all)."""
-        state = campaign.ledger.state
-        self._shown[campaign.id] = {
-            p: _Shown(state if self._positions.get(p, 0) < notification_id else None) for p in PROJECTIONS
-        }
+        state = campaign.ledger.present()
+        journal = _journal(state)
+        self._journals[campaign.id] = OrderedDict({journal.token: journal})
+        context = _context(state)
+        self._shown[campaign.id] = shown = {p: _Shown() for p in PROJECTIONS}
+        for p, known in shown.items():
+            if self._positions.get(p, 0) < notification_id:
+                known.shows(journal, context)
 
     def _remember(self, campaign: Campaign) -> None:
         self._campaigns[campaign.id] = campaign
@@ -489,6 +546,7 @@ class Projector:
             old, _ = self._campaigns.popitem(last=False)
             self._notification_ids.pop(old, None)
             self._shown.pop(old, None)
+            self._journals.pop(old, None)
 
     # --------------------------------------------------------------------- rows
     def _rows(self, campaign: Campaign, batch: Batch, wanted: Iterable[str]) -> None:
@@ -524,45 +582,60 @@ class Projector:
                     own = seq not in res.amended  # then the payload is the fact's own
                     if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
                         batch.facts[(cid, seq)] = fact
-                    if "log" in wanted and log.changed(seq, _digest_plain(line)):
+                    if "log" in wanted and log.changed(seq, _digest(line)):
                         batch.log[(cid, seq)] = line
                 except Exception as exc:
                     raise _AtFact(seq, exc) from exc
         for p, known in (("facts", facts), ("log", log)):
             if p not in wanted:
                 known.forget()  # its rows are at or past this batch: not known here
-        state = ledger.state
+        # the present, not handed out (read here, kept nowhere): the next batch folds into this
+        # very state, no copy-on-write clone; its journal says what changed since these rows
+        state = ledger.present()
+        journal = _journal(state)
+        history = self._journals.setdefault(campaign.id, OrderedDict())
+        history[journal.token] = journal
+        while len(history) > JOURNALS_KEPT:
+            history.popitem(last=False)
+        context = _context(state)
         position = ledger.last_seq if ledger.entries else campaign.version
-        creatures = shown["creatures"]
+        creatures, encounters = shown["creatures"], shown["encounters"]
         # what changed since the creature rows (or, unknown, the encounter rows) were derived
-        since = creatures.state if creatures.state is not None else shown["encounters"].state
-        changed = None if since is None else changed_creatures(since, state)
+        since = _changed_since(creatures, journal, history) or _changed_since(encounters, journal, history)
         if "creatures" in wanted:
-            views, gone = _changes(
-                creatures, "creatures", state, changed, lambda c: ledger.ruleset.creature_view(state, c)
-            )
-            if creatures.state is None:
+            if not creatures.known:
                 batch.replaced.setdefault("creatures", set()).add(cid)
-            creatures.state = state
+            views, gone = _changes(
+                creatures,
+                "creatures",
+                state,
+                context,
+                None if since is None else since[0],
+                lambda c: ledger.ruleset.creature_view(state, c),
+            )
+            creatures.shows(journal, context)
             if views or cid in batch.replaced.get("creatures", ()):
                 batch.creatures[cid] = [creature_row(cid, position, v, ledger.ruleset.id) for v in views]
             if gone:
                 batch.creatures_gone[cid] = gone
         else:
             creatures.forget()  # its rows are at or past this batch: not known here
-        encounters = shown["encounters"]
         if "encounters" in wanted:
             maybe = None
-            if encounters.state is not None and changed is not None:
+            mine = _changed_since(encounters, journal, history)
+            if mine is not None and since is not None:
                 # an encounter's view shows its participants' effects: one whose participant
                 # changed may have changed
-                maybe = dict.fromkeys(_changed_encounters(encounters.state, state))
-                for c in changed:
+                maybe = dict.fromkeys(mine[1])
+                for c in since[0]:
                     maybe.update(dict.fromkeys(encounters.member_of.get(c, ())))
+            if not encounters.known:
+                batch.replaced.setdefault("encounters", set()).add(cid)
             views, gone = _changes(
                 encounters,
                 "encounters",
                 state,
+                context,
                 None if maybe is None else list(maybe),
                 lambda e: ledger.ruleset.encounter_view(state, e),
             )
@@ -570,9 +643,7 @@ class Projector:
                 e = state.encounters.get(eid)
                 for c in getattr(e, "participants", ()) or ():
                     encounters.member_of.setdefault(c, set()).add(eid)
-            if encounters.state is None:
-                batch.replaced.setdefault("encounters", set()).add(cid)
-            encounters.state = state
+            encounters.shows(journal, context)
             if views or cid in batch.replaced.get("encounters", ()):
                 batch.encounters[cid] = [encounter_row(cid, position, v) for v in views]
             if gone:
@@ -582,30 +653,32 @@ class Projector:
 
 
 def _changes(
-    shown: _Shown, kind: str, state: Any, candidates: list[str] | None, view: Any
+    shown: _Shown,
+    kind: str,
+    state: Any,
+    context: tuple[Any, ...],
+    candidates: list[str] | None,
+    view: Any,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The views of ``kind`` (``creatures`` | ``encounters``) to write, changed since what
     ``shown`` holds, and the ids gone; updates ``shown.views``.
 
-    ``candidates`` are the ids that may have changed, new ones included (None: every id, as when
-    the rows are not known or the views' context changed)."""
+    ``candidates`` are the ids that may have changed, new ones included, gone ones allowed
+    (None: every id, as when the rows are not known or the views' context changed)."""
     now: Mapping[str, Any] = getattr(state, kind)
-    before = shown.state
     gone: list[str] = []
-    if before is None:
+    if not shown.known:
         shown.views.clear()
         shown.member_of.clear()
         candidates = None
     else:
-        old: Mapping[str, Any] = getattr(before, kind)
-        new = 0 if candidates is None else sum(1 for k in candidates if k not in old)
+        old = shown.views
+        new = 0 if candidates is None else sum(1 for k in candidates if k in now and k not in old)
         if candidates is None or len(now) - new != len(old):  # some disappeared (a correction)
             gone = [k for k in old if k not in now]
-        if candidates is not None:
-            was, now_context = _context(before), _context(state)
-            if was != now_context:
-                extra = _touched_by_context(kind, was, now_context)
-                candidates = None if extra is None else list(dict.fromkeys([*candidates, *extra]))
+        if candidates is not None and shown.context != context:
+            extra = _touched_by_context(kind, shown.context, context)
+            candidates = None if extra is None else list(dict.fromkeys([*candidates, *extra]))
     out = []
     for key in now if candidates is None else candidates:
         if key in now:

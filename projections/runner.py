@@ -21,10 +21,12 @@ the follower keeps serving every other campaign and skips that campaign's later 
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -71,6 +73,13 @@ class Follower:
     ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
     transaction (:meth:`Batch.split`): a live follower takes every fact written since its last
     step in one batch; a catch-up folds ``lookahead`` facts per refold.
+
+    ``pause_gc``: the cyclic garbage collector waits while a step projects and writes, and
+    runs between steps -- for a process of its own (``chronicle worker``, ``chronicle
+    rebuild``), not one that serves requests meanwhile. A step keeps what it folds and the rows
+    it has not written yet, and every collection of the oldest generation walks all of it
+    (and the campaigns held): rebuilding the generated 100k campaign spent 12 such collections
+    and about half its CPU in the collector (21.3 vs 11.7 CPU-s, the same 667 MB peak).
     """
 
     def __init__(
@@ -85,8 +94,10 @@ class Follower:
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
         on_quarantine: Callable[[Failure], None] | None = None,
+        pause_gc: bool = False,
     ) -> None:
         self.batch_size = batch_size
+        self.pause_gc = pause_gc
         self.lookahead = max(batch_size, lookahead)
         self.idle_interval = idle_interval
         self.listen_poll = max(idle_interval, listen_poll)
@@ -172,6 +183,21 @@ class Follower:
         """Project what is pending, up to ``limit`` (default ``lookahead``) notifications, in
         transactions of ``batch_size``; return how many notifications it read (0: nothing new).
         ``committed(position)`` is called after each transaction with the lowest tracking position."""
+        with self._collector_paused():
+            return self._step(limit, committed)
+
+    @contextmanager
+    def _collector_paused(self) -> Iterator[None]:
+        if not self.pause_gc or not gc.isenabled():
+            yield
+            return
+        gc.disable()
+        try:
+            yield
+        finally:
+            gc.enable()
+
+    def _step(self, limit: int | None, committed: Callable[[int], None] | None) -> int:
         positions = self.positions()
         start = min(positions.values())
         notifications = self.application.recorder.select_notifications(
@@ -347,9 +373,11 @@ def rebuild(
     batch_size: int = DEFAULT_BATCH,
     lookahead: int = DEFAULT_LOOKAHEAD,
     progress: Callable[[int, int], None] | None = None,
+    pause_gc: bool = False,
 ) -> RebuildResult:
     """Drop the given projections and rebuild them from the log, ``batch_size`` events per
     transaction. Other projections keep their rows and are only brought up to date.
+    ``pause_gc``: see :class:`Follower` (a process of its own: ``chronicle rebuild``).
 
     Each batch commits with its tracking position, so an interrupted rebuild is resumed
     by the next follower (or rebuild) where it stopped. ``progress(done, total)`` is
@@ -360,7 +388,7 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
-    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead)
+    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc)
     try:
         follower.views.reset(names)
         total = follower.application.recorder.max_notification_id() or 0

@@ -187,7 +187,8 @@ def worker(
         settings = Settings.from_env()
         if settings.database.kind == "memory":
             raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
-        runner = follower(settings, batch_size=batch_size, lookahead=lookahead)
+        # a process of its own: the garbage collector runs between steps (see Follower)
+        runner = follower(settings, batch_size=batch_size, lookahead=lookahead, pause_gc=True)
         runner.views.tracking()  # fail fast on a bad configuration
     except ConfigError as exc:
         _config_error(exc)
@@ -272,7 +273,7 @@ def rebuild(
                 fail(f"{exc}; it stays quarantined", Exit.ERROR)
         else:
             result = rebuild_views(
-                settings, names, batch_size=batch_size, lookahead=lookahead, progress=progress
+                settings, names, batch_size=batch_size, lookahead=lookahead, progress=progress, pause_gc=True
             )
     if campaign_id is not None:
         typer.echo(

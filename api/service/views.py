@@ -81,9 +81,10 @@ def rebuild(
     lookahead: int = DEFAULT_LOOKAHEAD,
     application: ChronicleApplication | None = None,
     progress: Callable[[int, int], None] | None = None,
+    pause_gc: bool = False,
 ) -> RebuildResult:
     """Drop ``projections`` and rebuild them from the log, ``batch_size`` events per transaction
-    (folded ``lookahead`` at a time)."""
+    (folded ``lookahead`` at a time; ``pause_gc``: see :class:`~projections.runner.Follower`)."""
     source = application if application is not None else (lambda: open_application(settings))
     return rebuild_views(
         source,
@@ -92,6 +93,7 @@ def rebuild(
         batch_size=batch_size,
         lookahead=lookahead,
         progress=progress,
+        pause_gc=pause_gc,
     )
 
 

@@ -20,6 +20,7 @@ silently corrupting a checkpoint.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import count, islice
 from typing import Any, TypeVar
 
@@ -105,6 +106,24 @@ def new_creature(cls: type[C], cid: str) -> C:
     return c
 
 
+JOURNAL = ("_jtoken", "_jowned", "_jseen", "_jcreatures", "_jopen", "_jeseen", "_jencounters")
+"""The slots of :meth:`TableState.journal_changes` (part of ``TRACKING``: never persisted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """What :meth:`TableState.journal_changes` reports: the creatures and encounters that may
+    differ (a superset, new ones included, in no particular order) from the state this one was
+    at when the journal with token ``since`` was taken (``since`` 0: not known -- the state
+    was replaced, rebuilt from storage or changed outside a handler; compare everything).
+    ``token`` names the state as it is now, for the next journal's ``since``."""
+
+    since: int
+    token: int
+    creatures: tuple[str, ...]
+    encounters: tuple[str, ...]
+
+
 class TableState:
     """The campaign-wide state of any ruleset at one position.
 
@@ -132,13 +151,16 @@ class TableState:
       that carry or carried an effect of that kind (a superset, pruned when read).
     * ``carriers``: effect id -> the holder it was last given to (:meth:`carrier`: an effect id
       is unique among the effects in force).
+    * the *journal* (:meth:`journal_changes`): the creatures owned or added and the encounters
+      open or added since the journal was last taken, whatever clones were made meanwhile --
+      for a reader that keeps views of the state (the read models) and updates only those.
     * ``memo``: a ruleset's own derived values (immutable ones: a clone copies the dictionary,
       not its values), e.g. the ids of the creatures of a kind that never changes, extended as
       creatures are registered (:meth:`registered`).
     """
 
     # What changed since a reference clone (see :meth:`clone`): never persisted, never in a delta.
-    TRACKING = ("_token", "_base", "_dirty", "_seen", "_ctrack", "_open", "_eseen", "_etrack")
+    TRACKING = ("_token", "_base", "_dirty", "_seen", "_ctrack", "_open", "_eseen", "_etrack", *JOURNAL)
     DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo", *TRACKING)
 
     __slots__ = (
@@ -198,6 +220,56 @@ class TableState:
         self._open: list[str] = []
         self._eseen = 0
         self._etrack: dict[str, Any] | None = None
+        self._jtoken = 0  # changed outside a handler: the journal cannot tell what changed
+        self._jowned: dict[str, None] = {}
+        self._jseen = 0
+        self._jcreatures: dict[str, Any] | None = None
+        self._jopen: tuple[str, ...] = ()
+        self._jeseen = 0
+        self._jencounters: dict[str, Any] | None = None
+
+    def journal_changes(self) -> Journal:
+        """The creatures and encounters that may have changed since the journal was last taken
+        (:class:`Journal`), and a new journal from here. Clones carry the journal on (the live
+        fold clones for checkpoints and lends); a state rebuilt or changed outside a handler
+        (:meth:`untrack`), or whose dictionaries were replaced or shrank, reports ``since`` 0.
+
+        Cost: the changes since the last journal, not the campaign. Creatures change only
+        through :meth:`own` (or are added at the end of ``creatures``); encounters change only
+        while open (an ended one is shared, never changed), so the open ones at the journal's
+        start and those added since cover them."""
+        creatures, encounters = self.creatures, self.encounters
+        since = self._jtoken
+        changed: tuple[str, ...]
+        touched: tuple[str, ...]
+        if (
+            not since
+            or self._jcreatures is not creatures
+            or self._jencounters is not encounters
+            or len(creatures) < self._jseen
+            or len(encounters) < self._jeseen
+        ):
+            since, changed, touched = (
+                0,
+                (),
+                tuple(k for k, e in encounters.items() if getattr(e, "state", None) != "ended"),
+            )
+        else:
+            changed = (*self._jowned, *_added(creatures, self._jseen))
+            touched = (*self._jopen, *_added(encounters, self._jeseen))
+        token = next(_TOKENS)
+        journal = Journal(since, token, changed, touched)
+        self._jtoken = token
+        self._jowned = {}
+        self._jseen = len(creatures)
+        self._jcreatures = creatures
+        # the encounters that may change from here: those open now (only those touched can be)
+        self._jopen = tuple(
+            k for k in dict.fromkeys(touched) if getattr(encounters.get(k), "state", "ended") != "ended"
+        )
+        self._jeseen = len(encounters)
+        self._jencounters = encounters
+        return journal
 
     def changed_since(self, token: int) -> tuple[list[str], list[str]] | None:
         """The ids of the creatures and of the encounters that may differ from the state whose
@@ -300,6 +372,14 @@ class TableState:
         s._open = list(known[1]) if known is not None else still_open
         s._eseen = len(encounters)
         s._etrack = copied
+        # the journal goes on in the clone (tracking the clone's own dictionaries)
+        s._jtoken = self._jtoken
+        s._jowned = dict(self._jowned)
+        s._jseen = self._jseen
+        s._jcreatures = s.creatures if self._jcreatures is creatures else None
+        s._jopen = self._jopen
+        s._jeseen = self._jeseen
+        s._jencounters = copied if self._jencounters is encounters else None
         # this state now reads as the clone: it is the reference from here on
         self._base = s._token
         self._dirty = []
@@ -317,6 +397,7 @@ class TableState:
             c = c.clone()
             self.creatures[cid] = c
             self._dirty.append(cid)
+        self._jowned[cid] = None
         if cid in self.holders:
             self.watch[cid] = None
         return c

@@ -99,6 +99,56 @@ def test_a_fact_writes_only_the_rows_it_changes_counted_by_the_database(
         follower.close()
 
 
+def test_one_creature_changing_among_many_writes_one_row_and_views_one(
+    app: ChronicleApplication, store: Settings, views: ViewStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Among 40 creatures, a batch that hits one views that one (the fold's journal of changes)
+    and writes its row alone, counted by the database; the rows equal a rebuild's."""
+    from domain.rulesets.stellar_winds import StellarWinds
+
+    cid = register(app)
+    commands = StellarWindsCommands(app)
+    for k in range(37):
+        commands.register_creature(
+            cid,
+            creature_id=f"crowd{k}",
+            name=f"Crowd {k}",
+            kind="monster",
+            level=1,
+            abilities=ABILITIES,
+            max_hp=10,
+            surges_per_day=0,
+            defenses=DEFENSES,
+        )
+    viewed: list[str] = []
+    real = StellarWinds.creature_view
+
+    def counting(self: StellarWinds, state: Any, creature_id: str) -> dict[str, Any]:
+        viewed.append(creature_id)
+        return real(self, state, creature_id)
+
+    monkeypatch.setattr(StellarWinds, "creature_view", counting)
+    count_writes(views)
+    follower = wiring.follower(store, app, batch_size=500)
+    try:
+        follower.catch_up()
+        assert len(writes(views)["view_creatures"]) == 40
+        viewed.clear()
+        hit = commands.deal_damage(cid, "crowd17", amount=3).position
+        follower.catch_up()
+        assert viewed == ["crowd17"]
+        assert writes(views) == {
+            "view_creatures": ["crowd17"],
+            "view_facts": [str(hit)],
+            "view_log": [str(hit)],
+        }
+        incremental = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == incremental
+    finally:
+        follower.close()
+
+
 def test_an_encounter_starting_reviews_only_its_participants(
     app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,3 +317,45 @@ def test_a_listening_worker_is_woken_by_the_channel_and_batches_its_window(
         follower.close()
         views.close()
         app.close()
+
+
+def test_a_worker_process_collects_garbage_between_steps_not_during(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pause_gc`` (``chronicle worker`` and ``chronicle rebuild``): the cyclic collector waits
+    while a step projects and writes, and is on again after it, an error included; a follower
+    in a serving process (the default) leaves it alone."""
+    import gc
+
+    from projections.projector import Projector
+
+    register(app)
+    seen: list[bool] = []
+    real = Projector.project
+
+    def project(self: Projector, *args: Any, **kwargs: Any) -> Batch:
+        seen.append(gc.isenabled())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Projector, "project", project)
+    assert gc.isenabled()
+    paused = wiring.follower(store, app, batch_size=500, pause_gc=True)
+    try:
+        paused.catch_up()
+        assert seen == [False] and gc.isenabled()
+        monkeypatch.setattr(Projector, "project", lambda *a, **k: 1 / 0)
+        StellarWindsCommands(app).deal_damage(register(app), "orc", amount=1)
+        with pytest.raises(ZeroDivisionError):
+            paused.step()
+        assert gc.isenabled()
+    finally:
+        paused.close()
+    monkeypatch.setattr(Projector, "project", project)
+    seen.clear()
+    StellarWindsCommands(app).deal_damage(register(app), "orc", amount=1)
+    serving = wiring.follower(store, app, batch_size=500)
+    try:
+        serving.catch_up()
+        assert seen == [True]
+    finally:
+        serving.close()
