@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
 __all__ = ["Entries", "Entry", "EntryLoader", "MissingFacts"]
 
 STREAM_PAGES = 2  # a long stretch is read STREAM_PAGES times the page cache's size at a time
+READ_AHEAD = True  # a long stretch: the next read runs on a helper thread (Entries._reading_ahead)
 
 
 @dataclass(slots=True)
@@ -205,17 +207,31 @@ class Entries(Sequence[Entry]):
         keep_from = max(self._count - window, lo) if hi == self._base else hi
         base = self._base
         kept: list[Entry] = []
-        i = lo
-        while i < hi:
-            j = min(i + step, hi)
-            got = self._read(i, j - 1)
+        spans = [(i, min(i + step, hi)) for i in range(lo, hi, step)]
+        for (i, j), got in zip(spans, self._reading_ahead(spans), strict=True):
             if j > keep_from:
                 kept.extend(got[max(keep_from - i, 0) :])
             yield from got
-            i = j
         if kept and self._base == base and base - len(kept) == keep_from:
             self._recent[:0] = kept
             self._base = keep_from
+
+    def _reading_ahead(self, spans: list[tuple[int, int]]) -> Iterator[list[Entry]]:
+        """The entries of each span (``lo`` .. ``hi - 1``) in turn, the next span read on a
+        helper thread while the caller folds this one: the store's round trip then overlaps
+        the fold (a refold after an early correction reads most of the campaign back). One
+        span: read here. Stopping early waits for the read in flight and drops it."""
+        if len(spans) < 2 or not READ_AHEAD:
+            for i, j in spans:
+                yield self._read(i, j - 1)
+            return
+        with ThreadPoolExecutor(1, thread_name_prefix="chronicle-read-ahead") as pool:
+            nxt = pool.submit(self._read, spans[0][0], spans[0][1] - 1)
+            for k in range(len(spans)):
+                got = nxt.result()
+                if k + 1 < len(spans):
+                    nxt = pool.submit(self._read, spans[k + 1][0], spans[k + 1][1] - 1)
+                yield got
 
     def holds(self, index: int) -> bool:
         """Whether the entry at ``index`` is in memory (resident or in a cached page)."""

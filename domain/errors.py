@@ -8,7 +8,37 @@ A refused command stores nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+
+class Lazy:
+    """A refusal's message (or details) made when first read.
+
+    A refold after a far-reaching correction refuses tens of thousands of facts (orphans) whose
+    message nobody reads then (the orphan log keeps them; a history page or an export reads a
+    few): building each when the rule refuses cost ~8% of such a refold. ``make`` must only
+    read what does not change afterwards (values captured when the rule refused)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
+
+    def get(self) -> Any:
+        make = self._make
+        if make is not None:
+            self._value, self._make = make(), None
+        return self._value
+
+    def __str__(self) -> str:
+        return str(self.get())
+
+
+def text(reason: str | Lazy) -> str:
+    """A reason as text (a :class:`Lazy` one made now)."""
+    return reason if type(reason) is str else str(reason)
 
 
 class DomainError(Exception):
@@ -18,20 +48,29 @@ class DomainError(Exception):
 
     def __init__(
         self,
-        message: str,
+        message: str | Lazy,
         *,
         field: str | None = None,
         code: str | None = None,
-        details: dict[str, Any] | None = None,
+        details: dict[str, Any] | Lazy | None = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
+        self.reason = message  # the message as given (a Lazy one is made when read)
         self.field = field
         if code is not None:
             self.code = code
         # Structured facts about the refusal a client can act on (plain JSON), e.g. for
         # ROLLS_PENDING ``{"owed": [{"type", "creature", "effect_id", "kind", "dice"}, ...]}``.
-        self.details = details
+        self._details = details
+
+    @property
+    def message(self) -> str:
+        return text(self.reason)
+
+    @property
+    def details(self) -> dict[str, Any] | None:
+        d = self._details
+        return d.get() if isinstance(d, Lazy) else d
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"{type(self).__name__}({self.code}: {self.message!r}, field={self.field!r})"

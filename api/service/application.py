@@ -720,7 +720,9 @@ class ChronicleApplication(Application[UUID]):
             )
             while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
                 self.snapshots.write_points(batch)
+                self._pause_point()
             have[kind] = done
+        self._pause_point()
         self.snapshots.write(
             SnapshotRow(
                 campaign_id,
@@ -734,6 +736,16 @@ class ChronicleApplication(Application[UUID]):
             )
         )
         self._snapshot_at[campaign_id] = max(self._snapshot_at.get(campaign_id, 1), capture.position)
+
+    def _giving_way(self) -> contextlib.AbstractContextManager[None]:
+        """A command's block: the snapshot writer waits at its pause points while it runs."""
+        writer = self.snapshot_writer
+        return writer.giving_way() if writer is not None else contextlib.nullcontext()
+
+    def _pause_point(self) -> None:
+        """On the snapshot writer's thread: give way to the commands in progress (between rows)."""
+        if self.snapshot_writer is not None:
+            self.snapshot_writer.pause_point()
 
     def write_snapshot(self, campaign_id: UUID) -> int:
         """Write the campaign's snapshot now, on this thread; returns its position."""
@@ -871,7 +883,20 @@ class ChronicleApplication(Application[UUID]):
         original result and stores nothing; the same key with a different
         request is refused (``IDEMPOTENCY_KEY_REUSED``). Keys live in the facts'
         envelopes, so they survive restarts.
+
+        The snapshot writer gives way while it runs (``SnapshotWriter.giving_way``).
         """
+        with self._giving_way():
+            return self._record_many(campaign_id, items, meta, expected_position, idempotency_key)
+
+    def _record_many(
+        self,
+        campaign_id: UUID,
+        items: Sequence[tuple[str, dict[str, Any]]],
+        meta: dict[str, Any] | None,
+        expected_position: int | None,
+        idempotency_key: str | None,
+    ) -> Recorded:
         if not items:
             raise InvalidInput("nothing to record", field="facts")
         catalogue = self._catalogue(campaign_id)

@@ -123,7 +123,7 @@ from typing import Any, Protocol
 
 from domain import dice
 from domain.core.catalogue import copy_json
-from domain.errors import InvalidInput, NotFound, RuleViolation
+from domain.errors import InvalidInput, Lazy, NotFound, RuleViolation
 
 SETUP, RUNNING, ENDED = "setup", "running", "ended"
 IN_TURN, BETWEEN = "in_turn", "between_turns"
@@ -639,15 +639,39 @@ def describe(rules: EncounterRules, owed: Sequence[Owed], state: Any = None) -> 
 
 
 def _owed_refusal(state: Any, rules: EncounterRules, owed: list[Owed], what: str, ctx: Any) -> None:
-    if not owed:
+    """Refuse (ROLLS_PENDING) while rolls are owed. The message and the details are made when
+    read (:class:`~domain.errors.Lazy`): in a refold after a far-reaching correction most turn
+    ends are orphaned this way and nobody reads why then. What they need is captured now --
+    the labels, each creature's name, the effect ids, a copy of the owed rolls (a ruleset whose
+    dice depend on the state, ``owed_dice``, has its details made at once)."""
+    if not owed or getattr(ctx, "waived", False):
         return
-    items = describe(rules, owed, state)
-    text = ", ".join(
-        f"a {x['kind']} for {_name(state, x['creature']) if x['creature'] else 'the table'}"
-        + (f" against {x['effect_id']}" if x["effect_id"] else "")
-        for x in items
-    )
-    require(False, f"{what} still owes {text}", "ROLLS_PENDING", ctx, "encounter_id", owed=items)
+    labels, creatures = rules.owed_rolls, state.creatures
+    parts = []
+    for fact_type, payload in owed:
+        cid, eid = payload.get("creature"), payload.get("effect_id")
+        c = creatures.get(cid) if cid else None
+        parts.append(
+            (
+                labels.get(fact_type, (fact_type,))[0],
+                str(getattr(c, "name", None) or cid) if cid else None,
+                eid,
+            )
+        )
+
+    def message() -> str:
+        return f"{what} still owes " + ", ".join(
+            f"a {kind} for {name if name is not None else 'the table'}" + (f" against {eid}" if eid else "")
+            for kind, name, eid in parts
+        )
+
+    details: dict[str, Any] | Lazy
+    if getattr(rules, "owed_dice", None) is not None:  # dice read from the state: now
+        details = {"owed": describe(rules, owed, state)}
+    else:
+        copied = [(t, dict(p)) for t, p in owed]
+        details = Lazy(lambda: {"owed": describe(rules, copied)})
+    raise RuleViolation(Lazy(message), field="encounter_id", code="ROLLS_PENDING", details=details)
 
 
 def pending_rolls(state: Any, rules: EncounterRules) -> list[Owed]:

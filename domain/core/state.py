@@ -465,17 +465,23 @@ class TableState:
 
     def carrier(self, effect_id: str) -> Any:
         """What ``next((c for c in self.with_effects() if effect_id is on c), None)`` gives,
-        without reading every holder."""
+        without reading every holder -- for an effect that is not in force too (a save against
+        an effect a correction orphaned: the commonest question of an orphan-heavy refold).
+
+        ``carriers`` lists every effect in force under the holder that carries it (effects are
+        only ever given through :meth:`hold`, never moved to another creature, and
+        :meth:`derive` rebuilds the index from the creatures), so where it does not point to a
+        holder carrying the effect, no holder does (checked against the scan under GUARD)."""
         self._prune()
+        found = None
         hid = self.carriers.get(effect_id)
         if hid is not None and hid in self.holders:
             c = self.creatures.get(hid)
             if c is not None and any(e["effect_id"] == effect_id for e in c.effects):
-                return c
-        for c in self.with_effects():  # not where it was put: look everywhere (rare)
-            if any(e["effect_id"] == effect_id for e in c.effects):
-                return c
-        return None
+                found = c
+        if GUARD:
+            _check_carrier(self, effect_id, found)
+        return found
 
     def registered(self, name: str, pred: Callable[[Any], bool]) -> tuple[str, ...]:
         """The ids of the creatures ``pred`` selects, in the creatures' order, for a ``pred``
@@ -563,6 +569,18 @@ def _check_marked(state: TableState, copied: dict[str, Any]) -> None:
     for k, e in state.encounters.items():
         if e.state != "ended" and copied[k] is e:
             raise AssertionError(f"clone shared the open encounter {k!r}: it was added untracked")
+
+
+def _check_carrier(state: TableState, effect_id: str, found: Any) -> None:
+    """Under :data:`GUARD`: the index found what a scan of every holder finds."""
+    scanned = next(
+        (c for c in state.with_effects() if any(e["effect_id"] == effect_id for e in c.effects)), None
+    )
+    if scanned is not found:
+        raise AssertionError(
+            f"carrier index: effect {effect_id!r} is on {getattr(scanned, 'id', None)!r}, "
+            f"the index found {getattr(found, 'id', None)!r}"
+        )
 
 
 PENDING = "(pending)"

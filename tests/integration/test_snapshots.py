@@ -121,6 +121,31 @@ def test_a_correction_that_refolds_far_back_is_snapshotted_so_a_fresh_process_st
     assert everything(fresh, cid) == scratch(opened, cid)
 
 
+def test_the_snapshot_writer_gives_way_to_a_command_and_then_stores_what_it_did(opened: Any) -> None:
+    """A snapshot write that would start while a command is in progress waits for it (the
+    correction and the dump would share one interpreter), then stores the present after it."""
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    app.write_snapshot(cid)
+    writer = app.snapshot_writer
+    assert writer is not None and writer.flush(60)  # nothing else in progress
+    before = app.snapshots.latest(cid, FOLD)[0].position
+    late = app.ledger(cid).last_seq - 5
+    done: list[int] = []
+    lock = app._lock(cid)
+    with lock:  # the command below is in progress, waiting for the campaign
+        worker = threading.Thread(target=lambda: done.append(app.revoke(cid, late, "no").position))
+        worker.start()
+        assert _until(lambda: writer.commands == 1)
+        writer.request(cid, app._campaigns[cid])
+        assert _until(lambda: writer.waiting)  # gave way before capturing anything
+        assert app.snapshots.latest(cid, FOLD)[0].position == before
+    worker.join(60)
+    assert done and writer.flush(60)
+    assert app.snapshots.latest(cid, FOLD)[0].position == done[0]  # captured after the command
+    assert writer.failed == 0 and writer.paused_s > 0
+
+
 def test_a_correction_near_the_head_asks_for_no_snapshot(opened: Any) -> None:
     app = opened(snapshot_every=200)
     cid = app.import_campaign(HEADER, facts(700, 3))
@@ -130,6 +155,14 @@ def test_a_correction_near_the_head_asks_for_no_snapshot(opened: Any) -> None:
     app.revoke(cid, late, "not that one", cascade="fact")
     assert app.snapshot_writer is not None and app.snapshot_writer.flush(60)
     assert app.snapshots.latest(cid, FOLD)[0].position == before
+
+
+def _until(pred: Any) -> bool:
+    for _ in range(1000):
+        if pred():
+            return True
+        threading.Event().wait(0.01)
+    return bool(pred())
 
 
 def _rewrite(app: ChronicleApplication, cid: UUID, **changes: Any) -> None:

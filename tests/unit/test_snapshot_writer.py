@@ -1,0 +1,122 @@
+"""The snapshot writer gives way to commands (issue 21, bench P3).
+
+A command runs inside ``SnapshotWriter.giving_way()``; the writer, at each ``pause_point``
+(before a write, between the rows it stores), waits while any command is in progress -- within
+a budget per write, so commands delay a snapshot but never starve it -- and loses nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID, uuid4
+
+import pytest
+
+from api.service.snapshots import SnapshotWriter
+
+WAIT = 10.0  # the most any step here may take on a busy machine (no timing is asserted)
+
+
+class Rows:
+    """A write of three rows with a pause point between each; records what it stored."""
+
+    def __init__(self) -> None:
+        self.stored: list[tuple[UUID, Any, int]] = []
+        self.started = threading.Event()
+        self.writer: SnapshotWriter | None = None
+
+    def __call__(self, cid: UUID, campaign: Any) -> bool:
+        assert self.writer is not None
+        for row in range(3):
+            self.stored.append((cid, campaign, row))
+            self.started.set()
+            self.writer.pause_point()
+        return True
+
+
+@pytest.fixture
+def rows() -> Iterator[Rows]:
+    r = Rows()
+    r.writer = SnapshotWriter(r)
+    yield r
+    r.writer.close(timeout=WAIT)
+
+
+def _until(pred: Any) -> bool:
+    done = threading.Event()
+    for _ in range(int(WAIT / 0.01)):
+        if pred():
+            return True
+        done.wait(0.01)
+    return bool(pred())
+
+
+def test_the_writer_waits_while_a_command_runs_and_writes_everything_after(rows: Rows) -> None:
+    writer = rows.writer
+    assert writer is not None
+    a, b = uuid4(), uuid4()
+    with writer.giving_way():
+        writer.request(a, "campaign a")
+        assert _until(lambda: writer.waiting)  # at its first pause point, before any row
+        assert rows.stored == []
+        writer.request(b, "campaign b")  # asked for while it gives way: kept
+        assert not writer.flush(timeout=0.2)
+        assert rows.stored == [] and writer.waiting
+    assert writer.flush(timeout=WAIT)
+    assert rows.stored == [(a, "campaign a", i) for i in range(3)] + [(b, "campaign b", i) for i in range(3)]
+    assert writer.written == 2 and writer.failed == 0 and not writer.waiting
+
+
+def test_a_command_that_starts_mid_write_holds_the_rows_after_the_pause_point(rows: Rows) -> None:
+    writer = rows.writer
+    assert writer is not None
+    cid = uuid4()
+    entered, gate = threading.Event(), threading.Event()
+    real = rows.__call__
+
+    def first_row_then_wait(c: UUID, campaign: Any) -> bool:
+        entered.set()
+        gate.wait(WAIT)  # the command starts before the write gets past its first row
+        return real(c, campaign)
+
+    writer._write = first_row_then_wait
+    writer.request(cid, "x")
+    assert entered.wait(WAIT)  # the write began before any command
+    with writer.giving_way():
+        gate.set()
+        assert _until(lambda: writer.waiting)
+        assert [r for _, _, r in rows.stored] == [0]  # one row, then it gave way
+    assert writer.flush(timeout=WAIT)
+    assert [r for _, _, r in rows.stored] == [0, 1, 2]
+
+
+def test_commands_that_never_stop_delay_a_write_by_its_budget_only() -> None:
+    r = Rows()
+    r.writer = writer = SnapshotWriter(r, give_way_s=0.2)
+    try:
+        with writer.giving_way():
+            writer.request(uuid4(), "x")
+            assert writer.flush(timeout=WAIT)  # written although the command is still running
+        assert len(r.stored) == 3 and writer.paused_s > 0
+    finally:
+        writer.close(timeout=WAIT)
+
+
+def test_pause_points_off_the_writer_thread_do_not_wait(rows: Rows) -> None:
+    """``write_snapshot`` writes on the request's own thread: it must not wait for itself."""
+    writer = rows.writer
+    assert writer is not None
+    with writer.giving_way():
+        assert rows(uuid4(), "inline")
+    assert len(rows.stored) == 3 and writer.paused_s == 0
+
+
+def test_a_failed_command_gives_way_no_longer(rows: Rows) -> None:
+    writer = rows.writer
+    assert writer is not None
+    with pytest.raises(RuntimeError), writer.giving_way():
+        raise RuntimeError("refused")
+    writer.request(uuid4(), "x")
+    assert writer.flush(timeout=WAIT) and len(rows.stored) == 3
