@@ -217,6 +217,11 @@ class Recorded:
     outcomes: list[dict[str, Any]]
     facts: list[dict[str, Any]]
     replayed: bool = False  # True: an idempotent repeat; nothing new was stored
+    # The campaign right before the command's first fact and right after its last, as the
+    # command checked them (None for a replay): what a mutation's answer shows, without reading
+    # the campaign again after the save.
+    before: CampaignView | None = None
+    after: CampaignView | None = None
 
     @property
     def position(self) -> int:
@@ -1035,6 +1040,7 @@ class ChronicleApplication(Application[UUID]):
                         )
                         continue
                     outcomes, positions, stored = [], [], []
+                    first = ledger.state
                     try:
                         for fact_type, payload in command.items:
                             if fact_type in META_TYPES:  # a correction may refold much of the campaign
@@ -1062,7 +1068,17 @@ class ChronicleApplication(Application[UUID]):
                             spoiled = True
                             break
                         continue  # (a refused first fact changed nothing: ``prepare`` only looks)
-                    command.stage(Recorded(campaign_id, positions, outcomes, stored))
+                    rules = ledger.ruleset
+                    command.stage(
+                        Recorded(
+                            campaign_id,
+                            positions,
+                            outcomes,
+                            stored,
+                            before=CampaignView(campaign_id, rules, first, positions[0] - 1, CORRECTED),
+                            after=CampaignView(campaign_id, rules, ledger.state, positions[-1], CORRECTED),
+                        )
+                    )
                     staged.append(command)
                 if spoiled:
                     self._unstage(campaign_id, campaign, mark)  # and check the others again
