@@ -40,7 +40,6 @@ from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import (
-    PostgresAggregateRecorder,
     PostgresApplicationRecorder,
     PostgresDatastore,
     PostgresFactory,
@@ -165,9 +164,66 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._sweeping = threading.Lock()
         super().__init__(*args, **kwargs)
+        # Statements rendered once: the library composes (and psycopg renders, quoting the
+        # identifiers) its statements on every call; these are plain strings from the start.
         table = SQL("{}.{}").format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
-        one = SQL("SELECT * FROM {} WHERE originator_id = %s AND originator_version > %s").format(table)
-        self._beside_statement = SQL("{} UNION ALL {}").format(one, one)
+        name = table.as_string(None)
+        one = f"SELECT * FROM {name} WHERE originator_id = %s AND originator_version > %s"
+        self._beside_statement = f"{one} UNION ALL {one}"
+        self._select_statements = {
+            (gt, lte, desc, limit): "".join(
+                (
+                    f"SELECT * FROM {name} WHERE originator_id = %s",
+                    " AND originator_version > %s" if gt else "",
+                    " AND originator_version <= %s" if lte else "",
+                    " ORDER BY originator_version",
+                    " DESC" if desc else " ASC",
+                    " LIMIT %s" if limit else "",
+                )
+            )
+            for gt in (False, True)
+            for lte in (False, True)
+            for desc in (False, True)
+            for limit in (False, True)
+        }
+        self.insert_events_statement = self.insert_events_statement.as_string(None)  # type: ignore[assignment]
+        self.lock_table_statements = [q.as_string(None) for q in self.lock_table_statements]  # type: ignore[attr-defined,misc]
+        self.max_notification_id_statement = self.max_notification_id_statement.as_string(None)  # type: ignore[assignment]
+        self._notify_statement = SQL("NOTIFY {0}").format(Identifier(self.channel_name)).as_string(None)
+
+    def _notify_channel(self, curs: Any) -> None:
+        curs.execute(self._notify_statement)
+
+    @_bounded
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> list[StoredEvent]:
+        """The library's ``select_events`` with its statement rendered once (``_select_statements``)."""
+        params: list[Any] = [originator_id]
+        if gt is not None:
+            params.append(gt)
+        if lte is not None:
+            params.append(lte)
+        if limit is not None:
+            params.append(limit)
+        statement = self._select_statements[gt is not None, lte is not None, desc, limit is not None]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, params, prepare=True)  # type: ignore[call-overload]
+            return [
+                StoredEvent(
+                    originator_id=row["originator_id"],
+                    originator_version=row["originator_version"],
+                    topic=row["topic"],
+                    state=bytes(row["state"]),
+                )
+                for row in curs.fetchall()
+            ]
 
     def sweep(self) -> None:
         """After a connection error, test the pool's idle connections in the background
@@ -198,7 +254,11 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         request reads first (its token's access record and the campaign it names, see
         ``ChronicleApplication.read_beside``). Each list in version order."""
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._beside_statement, (first[0], first[1], second[0], second[1]), prepare=True)
+            curs.execute(
+                self._beside_statement,  # type: ignore[call-overload]
+                (first[0], first[1], second[0], second[1]),
+                prepare=True,
+            )
             rows = curs.fetchall()
         out: tuple[list[StoredEvent], list[StoredEvent]] = ([], [])
         for row in rows:
@@ -216,7 +276,6 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         return out
 
     insert_events = _within_window(PostgresApplicationRecorder.insert_events)
-    select_events = _within_window(PostgresAggregateRecorder.select_events)
     select_notifications = _within_window(PostgresApplicationRecorder.select_notifications)
     max_notification_id = _within_window(PostgresApplicationRecorder.max_notification_id)
 
