@@ -143,6 +143,13 @@ async def history(info: Info, campaign_id: UUID) -> list[data.FactRecord]:
     return await cached(info, ("history", campaign_id), data.history, app_of(info), campaign_id)
 
 
+def remember_view(info: Info, view: CampaignView) -> None:
+    """Make ``view`` this operation's view of its campaign now (what a command just left)."""
+    future: asyncio.Future[CampaignView] = asyncio.get_running_loop().create_future()
+    future.set_result(view)
+    cache_of(info)[("view", view.campaign_id, None, data.CORRECTED)] = future
+
+
 def forget(info: Info) -> None:
     """Drop cached reads (after a write)."""
     cache = cache_of(info)

@@ -201,6 +201,7 @@ def extensions(
     timeout: float = 10.0,
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
     limit_rules = [depth_rule(max_depth, _ignore_introspection), aliases_rule(max_aliases)]
+    costs = CostCache()  # one per schema, shared by its requests
     found: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         FreshCache,
         OperationMetrics,
@@ -214,7 +215,7 @@ def extensions(
         lambda: ValidationCache(maxsize=512),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
         InputSanitiser,  # every string, number and nesting of the input, before anything runs
-        lambda: QueryCost(max_cost=max_cost, timeout=timeout),
+        lambda: QueryCost(max_cost=max_cost, timeout=timeout, costs=costs),
         MaskUnexpectedErrors,
     ]
     if not introspection:
@@ -257,6 +258,16 @@ def estimate_cost(
     variables: Mapping[str, Any] | None = None,
 ) -> int:
     """The estimated cost of the operation (see the module docstring); 0 if there is none."""
+    return _estimate(schema, document, operation_name, variables)[0]
+
+
+def _estimate(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: Mapping[str, Any] | None,
+) -> tuple[int, tuple[str, ...]]:
+    """(the cost, the variables it read: page sizes)."""
     operation = None
     fragments: dict[str, FragmentDefinitionNode] = {}
     for definition in document.definitions:
@@ -266,11 +277,57 @@ def estimate_cost(
         elif isinstance(definition, FragmentDefinitionNode):
             fragments[definition.name.value] = definition
     if operation is None:
-        return 0
+        return 0, ()
     root = schema.get_root_type(operation.operation)
     if root is None:
-        return 0
-    return _Estimator(schema, fragments, dict(variables or {})).selection(operation.selection_set, root, None)
+        return 0, ()
+    estimator = _Estimator(schema, fragments, dict(variables or {}))
+    cost = estimator.selection(operation.selection_set, root, None)
+    return cost, tuple(sorted(estimator.read))
+
+
+COST_CACHE_SIZE = 512
+
+
+class CostCache:
+    """Estimated costs per document, operation and the values of the variables the estimate read
+    (page sizes): companion apps send the same few documents over and over, and the estimate
+    walked each one on every request. Bounded: a full cache is emptied (odd documents cannot
+    grow it)."""
+
+    def __init__(self, maxsize: int = COST_CACHE_SIZE) -> None:
+        self.maxsize = maxsize
+        # (query, operation) -> (variables read, {their values: cost})
+        self._costs: dict[tuple[str, str | None], tuple[tuple[str, ...], dict[tuple[str, ...], int]]] = {}
+        self.hits = 0
+
+    def cost(
+        self,
+        schema: GraphQLSchema,
+        query: str | None,
+        document: DocumentNode,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+    ) -> int:
+        if query is None:
+            return estimate_cost(schema, document, operation_name, variables)
+        values = variables or {}
+        found = self._costs.get((query, operation_name))
+        if found is not None:
+            key = tuple(repr(values.get(name)) for name in found[0])
+            cost = found[1].get(key)
+            if cost is not None:
+                self.hits += 1
+                return cost
+        cost, read = _estimate(schema, document, operation_name, values)
+        if len(self._costs) >= self.maxsize:
+            self._costs.clear()
+        entry = self._costs.setdefault((query, operation_name), (read, {}))
+        if entry[0] == read:
+            if len(entry[1]) >= self.maxsize:
+                entry[1].clear()
+            entry[1][tuple(repr(values.get(name)) for name in read)] = cost
+        return cost
 
 
 class _Estimator:
@@ -281,6 +338,7 @@ class _Estimator:
         self.fragments = fragments
         self.variables = variables
         self.memo: dict[tuple[str, int | None], int] = {}
+        self.read: set[str] = set()  # the variables the estimate depends on
 
     def selection(self, selection_set: SelectionSetNode, parent: Any, page: int | None) -> int:
         total = 0
@@ -329,6 +387,8 @@ class _Estimator:
             if argument.name.value not in PAGE_ARGUMENTS:
                 continue
             value = argument.value
+            if isinstance(value, VariableNode):
+                self.read.add(value.name.value)
             raw = (
                 value.value
                 if isinstance(value, IntValueNode)
@@ -389,15 +449,16 @@ BUDGET: ContextVar[Budget | None] = ContextVar("chronicle_query_budget", default
 class QueryCost(SchemaExtension):
     """Refuses operations estimated above the limit; gives each query a :class:`Budget`."""
 
-    def __init__(self, *, max_cost: int, timeout: float) -> None:
+    def __init__(self, *, max_cost: int, timeout: float, costs: CostCache | None = None) -> None:
         self.max_cost = max_cost
         self.timeout = timeout
+        self.costs = costs or CostCache()
 
     def on_execute(self) -> Iterator[None]:
         ec = self.execution_context
         document = ec.graphql_document
         if document is not None:
-            cost = estimate_cost(ec.schema._schema, document, ec.operation_name, ec.variables)
+            cost = self.costs.cost(ec.schema._schema, ec.query, document, ec.operation_name, ec.variables)
             if cost > self.max_cost:
                 raise too_complex(cost, self.max_cost)  # nothing runs, nothing is stored
         try:

@@ -29,7 +29,6 @@ from api.graphql.types import (
     DiceRoll,
     Encounter,
     characters_of,
-    load_campaign,
     rolls_in,
 )
 from api.rulesets import plugins
@@ -217,6 +216,7 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
                 "campaignId",
             )
         look = Look(app, campaign_id, who, ctx.access_of(info))
+        look.seen(before)
         plan: Plan = await ctx.call(spec.planner, inp, look)
         _check_actors(who, plan)
         if not who.is_gm and spec.proposable:
@@ -240,7 +240,12 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
     ctx.forget(info)
     if not recorded.replayed:
         ctx.broadcaster_of(info).notify(campaign_id)
-    after = await ctx.view(info, campaign_id)
+    if recorded.after is not None and recorded.before is not None:
+        # the campaign as the command left it and as it found it: nothing is read again
+        before, after = recorded.before, recorded.after
+        ctx.remember_view(info, after)
+    else:  # a replay: the campaign now
+        after = await ctx.view(info, campaign_id)
     characters: list[Any] = []
     if _selects(info, ("characters", "character")):  # viewing what changed costs: only if asked
         changed = [c for c in after.changed_since(before) if before.creature(c) != after.creature(c)]
@@ -255,7 +260,12 @@ async def execute(info: Info, payload_cls: type[Any], inp: Any, spec: MutationSp
         ],
         position=after.position,
         replayed=recorded.replayed,
-        campaign=await load_campaign(info, campaign_id),
+        campaign=Campaign(  # (it exists: the command was just checked against it)
+            id=strawberry.ID(ids.campaign_gid(campaign_id)),
+            campaign_id_=campaign_id,
+            at_=None,
+            axis_="corrected",
+        ),
         characters=characters,
         character=characters[0] if characters else None,
         encounter=Encounter.build(after, enc) if enc else None,

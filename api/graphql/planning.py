@@ -103,6 +103,10 @@ class Look:
         """The payload of the fact at ``position``, as amended so far (NOT_FOUND if none)."""
         return self.app.ledger(self.campaign_id).effective_payload(position)
 
+    def seen(self, view: CampaignView) -> None:
+        """The campaign now, as the executor already read it in this operation."""
+        self._view = view
+
     @property
     def view(self) -> CampaignView:
         """The campaign now (read once, on first use)."""

@@ -99,6 +99,10 @@ _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a 
 Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
 _CAUGHT_UP: ContextVar[set[tuple[int, UUID]] | None] = ContextVar("chronicle_caught_up", default=None)
+# What this operation read of a campaign before its first read of it (``read_beside``), for that read.
+_PREFETCHED: ContextVar[dict[tuple[int, UUID], Ahead] | None] = ContextVar(
+    "chronicle_prefetched", default=None
+)
 
 
 @contextmanager
@@ -118,9 +122,11 @@ def operation() -> Iterator[None]:
     token's access record, its first read of the campaign), and a third (the command's own
     catch-up) only while another process writes the campaign (``_replicated``)."""
     token = _CAUGHT_UP.set(set())
+    prefetched = _PREFETCHED.set({})
     try:
         yield
     finally:
+        _PREFETCHED.reset(prefetched)
         _CAUGHT_UP.reset(token)
 
 
@@ -211,6 +217,11 @@ class Recorded:
     outcomes: list[dict[str, Any]]
     facts: list[dict[str, Any]]
     replayed: bool = False  # True: an idempotent repeat; nothing new was stored
+    # The campaign right before the command's first fact and right after its last, as the
+    # command checked them (None for a replay): what a mutation's answer shows, without reading
+    # the campaign again after the save.
+    before: CampaignView | None = None
+    after: CampaignView | None = None
 
     @property
     def position(self) -> int:
@@ -354,13 +365,47 @@ class ChronicleApplication(Application[UUID]):
         """Read what the store holds after the cached campaign WITHOUT its lock (so a reader does
         not hold up the commands queued on it while it waits for the store): (the version the
         read was after, its events), or None (nothing to read, or not cached: then ``_load``
-        does it under the lock)."""
+        does it under the lock). What ``read_beside`` already read for it is used instead."""
         with self._cache_lock:
             campaign = self._campaigns.get(campaign_id)
         if campaign is None or not self._needs_catch_up(campaign_id, catch_up):
             return None
+        prefetched = None if catch_up else self._prefetched(campaign_id)
+        if prefetched is not None:
+            return prefetched
         after = campaign.version
         return after, list(self.events.get(campaign_id, gt=after))
+
+    def _prefetched(self, campaign_id: UUID) -> Ahead | None:
+        """What this operation's ``read_beside`` read of the campaign, taken (used once)."""
+        prefetched = _PREFETCHED.get()
+        return None if prefetched is None else prefetched.pop((id(self), campaign_id), None)
+
+    def read_beside(self, campaign_id: UUID, other_id: UUID, after: int) -> list[Any]:
+        """The events of another aggregate (a token's access record) after version ``after``;
+        in the SAME store statement, when this operation has yet to bring the cached campaign up
+        to date, the campaign's facts after its cached version, which the operation's first read
+        of the campaign then uses instead of reading the store again. A request's token check
+        and its campaign's catch-up are so one round trip to PostgreSQL instead of two (stores
+        without ``select_events_beside`` read twice, as before)."""
+        beside = getattr(self.recorder, "select_events_beside", None)
+        prefetched = _PREFETCHED.get()
+        with self._cache_lock:
+            campaign = self._campaigns.get(campaign_id)
+        key = (id(self), campaign_id)
+        if (
+            beside is None
+            or prefetched is None
+            or campaign is None
+            or key in prefetched
+            or not self._needs_catch_up(campaign_id, False)
+        ):
+            return list(self.events.get(other_id, gt=after))
+        version = campaign.version
+        theirs, ours = beside((other_id, after), (campaign_id, version))
+        to_event = self.mapper.to_domain_event
+        prefetched[key] = (version, [to_event(e) for e in ours])
+        return [to_event(e) for e in theirs]
 
     def _load_cached(self, campaign_id: UUID, catch_up: bool = False, ahead: Ahead | None = None) -> Campaign:
         with self._cache_lock:
@@ -368,6 +413,13 @@ class ChronicleApplication(Application[UUID]):
             if campaign is not None:
                 self._campaigns[campaign_id] = campaign  # now the most recently used
         caught_up = _CAUGHT_UP.get()
+        if (
+            ahead is None
+            and not catch_up
+            and campaign is not None
+            and self._needs_catch_up(campaign_id, False)
+        ):
+            ahead = self._prefetched(campaign_id)
         if campaign is None:
             campaign = self._cold_load(campaign_id)
             with self._cache_lock:
@@ -1016,6 +1068,7 @@ class ChronicleApplication(Application[UUID]):
                         )
                         continue
                     outcomes, positions, stored = [], [], []
+                    first = ledger.state
                     try:
                         for fact_type, payload in command.items:
                             if fact_type in META_TYPES:  # a correction may refold much of the campaign
@@ -1043,7 +1096,17 @@ class ChronicleApplication(Application[UUID]):
                             spoiled = True
                             break
                         continue  # (a refused first fact changed nothing: ``prepare`` only looks)
-                    command.stage(Recorded(campaign_id, positions, outcomes, stored))
+                    rules = ledger.ruleset
+                    command.stage(
+                        Recorded(
+                            campaign_id,
+                            positions,
+                            outcomes,
+                            stored,
+                            before=CampaignView(campaign_id, rules, first, positions[0] - 1, CORRECTED),
+                            after=CampaignView(campaign_id, rules, ledger.state, positions[-1], CORRECTED),
+                        )
+                    )
                     staged.append(command)
                 if spoiled:
                     self._unstage(campaign_id, campaign, mark)  # and check the others again

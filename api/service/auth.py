@@ -242,8 +242,8 @@ class AccessControl:
                 access = self._cache.setdefault(aid, loaded)
             if access is loaded:
                 return access
-        version = access.version
-        events = list(self.app.events.get(aid, gt=version))
+        # one store statement with the campaign's own catch-up, when the operation still needs it
+        events = self.app.read_beside(campaign_id, aid, access.version)
         with self._lock:
             for ev in events:
                 if ev.originator_version == access.version + 1:  # (not applied meanwhile)

@@ -221,6 +221,7 @@ class _SQLSnapshots(SnapshotStore):
 
     def __init__(self, datastore: Any) -> None:
         self.datastore = datastore
+        self._rendered: dict[str, str] = {}  # each statement rendered once
 
     @contextmanager
     def _cursor(self, commit: bool) -> Iterator[Any]:
@@ -231,8 +232,13 @@ class _SQLSnapshots(SnapshotStore):
         return TABLE
 
     def _q(self, query: str) -> str:
-        query = query.replace("{table}", self._table())
-        return query if self.placeholder == "%s" else query.replace("%s", self.placeholder)
+        rendered = self._rendered.get(query)
+        if rendered is None:
+            rendered = query.replace("{table}", self._table())
+            if self.placeholder != "%s":
+                rendered = rendered.replace("%s", self.placeholder)
+            self._rendered[query] = rendered
+        return rendered
 
     def _ddl(self) -> str:
         raise NotImplementedError
