@@ -402,7 +402,11 @@ class Series:
         out = Series(self.every, self.full_every, self.load)
         out.points = list(self.points)
         out.tip = self.tip
-        out._rebuilt = self._rebuilt  # rebuilt states are never changed: shared
+        # Each copy caches its own rebuilt checkpoints (the states themselves are never changed,
+        # so both hold the same objects): the copy may drop and refold a position whose reading
+        # changed while the other is still read there (a refold compared with the present, an
+        # abandoned what-if), and a cache shared by position would hand one the other's reading.
+        out._rebuilt = OrderedDict(self._rebuilt)
         return out
 
     def has(self, n: int) -> bool:

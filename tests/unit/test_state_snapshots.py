@@ -319,6 +319,94 @@ def test_persisted_checkpoints_a_later_correction_reads_differently_are_refused(
     assert readings(got, positions) == readings(lived, positions)
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign(seed: int) -> None:
+    """An import's dry run (``append_checked``: a correction's refold is compared with the
+    present fold checkpoint by checkpoint, ``_fold_converging``) on a ledger whose checkpoints
+    are persisted as it goes -- each capture's rows written, the rows a refold replaced
+    deleted, the stored ones kept in storage only: the same state, orphans, outcomes and as-of
+    answers as the ledger that lived through the campaign. (The present, read during a
+    refold, once cached its stored checkpoints under its reading where the refold's copy would
+    find them after it was persisted: seed 1 then read another state, seed 2 refused a fact.)"""
+    every = 16
+    source = generated(900, seed)
+    n = len(source.entries) // 3
+    store = PointStore()
+    capture = prefix(source, n, every).capture()
+    for kind in (CORRECTED, RECORDED):
+        store.write(capture, kind)
+    got = Ledger.restore(
+        RULES,
+        {},
+        json.loads(json.dumps(capture.to_json())),
+        Store(source).load,
+        first_seq=source.first_seq,
+        window=8,
+        checkpoint_every=every,
+        full_every=4,
+    )
+    for kind in (CORRECTED, RECORDED):
+        assert got.adopt_stored(kind, store.meta(kind), store.loader(kind, every)) == []
+        got.mark_stored(kind, frozenset(store.rows[kind]))
+    for i, e in enumerate(source.entries[n:]):
+        got.append_checked(
+            Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta), e.timestamp)
+        )
+        if i % 37 == 0:  # persist, as the owner does now and then
+            capture = got.capture()
+            for seq in [s for s in store.rows[CORRECTED] if s >= capture.refolded_from]:
+                del store.rows[CORRECTED][seq]
+            for kind in (CORRECTED, RECORDED):
+                store.write(capture, kind)
+                got.mark_stored(kind, frozenset(store.rows[kind]))
+    assert got.converged, "a correction's refold rejoined the present fold"
+    assert store.loads, "persisted checkpoints were rebuilt"
+    positions = sorted(random.Random(seed).sample(range(source.first_seq, source.last_seq + 1), 12))
+    assert readings(got, positions) == readings(source, positions)
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_checkpoints_refolded_while_a_capture_was_written_are_not_marked_stored(seed: int) -> None:
+    """The snapshot writer captures under the campaign's lock, writes the capture's rows
+    outside it, then marks them stored. A correction that refolds in between replaces the
+    checkpoints at those positions with its own: marking them stored would drop their states
+    and rebuild them later from the rows of the old reading. Answers stay the lived ledger's."""
+    every = 16
+    source = generated(700, seed)
+    n = len(source.entries) // 3
+    store = PointStore()
+    capture = prefix(source, n, every).capture()
+    for kind in (CORRECTED, RECORDED):
+        store.write(capture, kind)
+    got = Ledger.restore(
+        RULES,
+        {},
+        json.loads(json.dumps(capture.to_json())),
+        Store(source).load,
+        first_seq=source.first_seq,
+        window=8,
+        checkpoint_every=every,
+        full_every=4,
+    )
+    for kind in (CORRECTED, RECORDED):
+        assert got.adopt_stored(kind, store.meta(kind), store.loader(kind, every)) == []
+        got.mark_stored(kind, frozenset(store.rows[kind]))
+    for e in source.entries[n:]:
+        got.append(Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta), e.timestamp))
+    lived = prefix(source, len(source.entries), every)
+    capture = got.capture()  # under the lock; then a request's correction, reaching back
+    target = next(e.seq for e in source.entries[n:] if e.type == "AttackMade")
+    revoke = {"target": target, "reason": "never", "cascade": "fact"}
+    for lg in (lived, got):
+        lg.prepare("FactRevoked", dict(revoke), {})
+        lg.append(Entry(lg.next_seq, "FactRevoked", 1, dict(revoke), {}))
+    for kind in (CORRECTED, RECORDED):  # the writer, outside the lock
+        store.write(capture, kind)
+        got.mark_stored(kind, frozenset(store.rows[kind]))
+    positions = sorted(random.Random(seed).sample(range(target, source.last_seq + 1), 8))
+    assert readings(got, positions) == readings(lived, positions)
+
+
 # ------------------------------------------------------------------------ every ruleset
 def test_every_installed_ruleset_round_trips_a_played_state(toy_ruleset: Any) -> None:
     """dump_state / load_state is part of the Ruleset protocol: each installed ruleset's state
