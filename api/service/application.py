@@ -51,8 +51,10 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.postgres import PostgresDatastore
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
+from eventsourcing.sqlite import SQLiteAggregateRecorder
 from eventsourcing.utils import strtobool
+from psycopg.sql import SQL, Identifier
 
 from api.service import observability
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
@@ -75,7 +77,17 @@ from domain.core import proposals as proposals_mod
 from domain.core.catalogue import META_TYPES, Catalogue
 from domain.core.state import changed_creatures
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound, RuleViolation
-from domain.ledger import CORRECTED, INF, Capture, Entry, EntryLoader, Ledger, MissingFacts, SnapshotMismatch
+from domain.ledger import (
+    CORRECTED,
+    INDEXED,
+    INF,
+    Capture,
+    Entry,
+    EntryLoader,
+    Ledger,
+    MissingFacts,
+    SnapshotMismatch,
+)
 from domain.rulesets import get_ruleset
 
 log = logging.getLogger(__name__)
@@ -95,6 +107,78 @@ POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
+# How a correction's stored JSON starts (after its timestamp): what the correction query looks for
+# in the first CORRECTION_PREFIX bytes of each stored event, instead of decoding them all.
+CORRECTION_PREFIX = 256
+_CORRECTION_PATTERNS = tuple(f'"fact_type":"{t}"'.encode() for t in sorted(INDEXED))
+_DECODE = json.JSONDecoder().decode  # one decoder for every stored fact (no per-call setup)
+
+
+def _decoded(version: int, raw: bytes) -> Entry:
+    """A stored ``FactRecorded`` event's JSON as a ledger entry (no library event object)."""
+    d = _DECODE(raw.decode())
+    stamp = d["timestamp"]
+    return Entry(
+        version,
+        d["fact_type"],
+        d["fact_version"],
+        d["payload"],
+        d["meta"],
+        stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
+        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
+        None if _RULING in raw else (),
+    )
+
+
+def _select_typed(
+    recorder: Any, campaign_id: UUID, patterns: Sequence[bytes]
+) -> list[tuple[int, str, bytes]]:
+    """(position, topic, state) of the campaign's stored events whose JSON holds one of
+    ``patterns`` within its first ``CORRECTION_PREFIX`` bytes, in position order."""
+    if isinstance(recorder, PostgresAggregateRecorder):
+        head = f"position(%s in substring(state from 1 for {CORRECTION_PREFIX})) > 0"
+        query = SQL(
+            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s AND ("
+            + " OR ".join([head] * len(patterns))
+            + ") ORDER BY originator_version"
+        ).format(schema=Identifier(recorder.datastore.schema), table=Identifier(recorder.events_table_name))
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(query, [campaign_id, *patterns])
+            return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in curs.fetchall()]
+    head = f"instr(substr(state, 1, {CORRECTION_PREFIX}), ?) > 0"
+    statement = (
+        f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
+        "WHERE originator_id=? AND (" + " OR ".join([head] * len(patterns)) + ") ORDER BY originator_version"
+    )
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(statement, [campaign_id.hex, *patterns])
+        return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall()]
+
+
+def _select_positions(recorder: Any, campaign_id: UUID, positions: list[int]) -> list[tuple[int, str, bytes]]:
+    """(position, topic, state) of the campaign's stored events at ``positions``, in order."""
+    out: list[tuple[int, str, bytes]] = []
+    if isinstance(recorder, PostgresAggregateRecorder):
+        query = SQL(
+            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s "
+            "AND originator_version = ANY(%s) ORDER BY originator_version"
+        ).format(schema=Identifier(recorder.datastore.schema), table=Identifier(recorder.events_table_name))
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(query, [campaign_id, positions])
+            return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in curs.fetchall()]
+    for k in range(0, len(positions), 500):
+        chunk = positions[k : k + 500]
+        statement = (
+            f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
+            f"WHERE originator_id=? AND originator_version IN ({','.join('?' * len(chunk))}) "
+            "ORDER BY originator_version"
+        )
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(statement, [campaign_id.hex, *chunk])
+            out.extend((r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall())
+    return out
+
+
 # What the store held after a cached campaign's version, read before taking its lock: (version, events).
 Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
@@ -426,31 +510,44 @@ class ChronicleApplication(Application[UUID]):
         """Stored facts as ledger entries. They are plain JSON (no cipher or compressor
         configured): rows are decoded straight into entries, skipping the library's event
         objects (a third of the cost on SQLite); otherwise through the library's mapper."""
-        mapper = self.mapper
-        if getattr(mapper, "cipher", None) is None and getattr(mapper, "compressor", None) is None:
+        if self._plain_json():
             topic = Campaign.FactRecorded.TOPIC
             out = []
             for row in self.recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit):
                 if row.topic != topic:
                     break
-                raw = row.state
-                d = json.loads(raw)
-                stamp = d["timestamp"]
-                out.append(
-                    Entry(
-                        row.originator_version,
-                        d["fact_type"],
-                        d["fact_version"],
-                        d["payload"],
-                        d["meta"],
-                        stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
-                        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
-                        None if _RULING in raw else (),
-                    )
-                )
+                out.append(_decoded(row.originator_version, row.state))
             else:
                 return out
         return [e.entry() for e in self.events.get(campaign_id, gt=gt, lte=lte, limit=limit)]  # type: ignore[attr-defined]
+
+    def _plain_json(self) -> bool:
+        """Whether stored events are plain JSON (no cipher or compressor configured)."""
+        mapper = self.mapper
+        return getattr(mapper, "cipher", None) is None and getattr(mapper, "compressor", None) is None
+
+    def _stored_corrections(
+        self, campaign_id: UUID
+    ) -> tuple[list[Entry], Callable[[list[int]], list[Entry]]] | None:
+        """The campaign's correction facts (``domain.ledger.INDEXED``), read by one query that looks
+        only at the start of each stored event's JSON, where its fact type is; and a reader of
+        the facts at given positions (the ones corrections point at). None where the store
+        cannot tell (the in-memory store, encrypted or compressed events): the load then
+        finds the corrections as it reads (``Ledger.load``)."""
+        if not self._plain_json():
+            return None
+        recorder = self.recorder
+        if not isinstance(recorder, PostgresAggregateRecorder | SQLiteAggregateRecorder):
+            return None
+        topic = Campaign.FactRecorded.TOPIC
+
+        def entries(rows: Iterable[tuple[int, str, bytes]]) -> list[Entry]:
+            return [_decoded(version, state) for version, state_topic, state in rows if state_topic == topic]
+
+        def at(positions: list[int]) -> list[Entry]:
+            return entries(_select_positions(recorder, campaign_id, positions))
+
+        return entries(_select_typed(recorder, campaign_id, _CORRECTION_PATTERNS)), at
 
     def _cold_load(self, campaign_id: UUID) -> Campaign:
         """The campaign from the store: its newest valid snapshot and the facts after it, or
@@ -465,11 +562,18 @@ class ChronicleApplication(Application[UUID]):
             self._snapshot_at[campaign_id] = restored.last_seq
             self.cache_stats["from_snapshot"] += 1
             observability.CAMPAIGN_LOADS.labels("snapshot").inc()
-        else:
+        known = None
+        if restored is None:
             observability.CAMPAIGN_LOADS.labels("facts").inc()
             campaign.ledger.attach(loader, self.ledger_window)
             self._points_have.pop(campaign_id, None)
-        loaded = campaign.ledger.load(self._stored_after(campaign_id, campaign, freeze=True))
+            # the corrections first: the load then folds every fact once, under their resolution
+            known = self._stored_corrections(campaign_id)
+        stored = self._stored_after(campaign_id, campaign, freeze=True)
+        if known is None:
+            loaded = campaign.ledger.load(stored)
+        else:
+            loaded = campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
