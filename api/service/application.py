@@ -30,6 +30,7 @@ their dice or asks the server to roll them (RULES.md ruling 18).
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import copy
 import gc
@@ -101,6 +102,7 @@ LEDGER_WINDOW = 10_000
 SNAPSHOT_EVERY = 5_000
 LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
+LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
 POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
@@ -371,6 +373,10 @@ class ChronicleApplication(Application[UUID]):
         self.ledger_window = ledger_window
         self.snapshot_every = snapshot_every
         self._campaigns: dict[UUID, Campaign] = {}  # least recently used first (re-inserted on use)
+        # reads the next page of a load while the current one is folded (``_stored_after``)
+        self._read_ahead = concurrent.futures.ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="read-ahead"
+        )
         self._cache_lock = threading.Lock()
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
@@ -399,6 +405,7 @@ class ChronicleApplication(Application[UUID]):
                 if campaign.ledger.last_seq - self._snapshot_at.get(cid, 1) >= worth:
                     writer.request(cid, campaign)
             writer.close()
+        self._read_ahead.shutdown(wait=True)
         super().close()
 
     def __del__(self) -> None:
@@ -590,25 +597,44 @@ class ChronicleApplication(Application[UUID]):
         self, campaign_id: UUID, campaign: Campaign, *, upto: int | None = None, freeze: bool = False
     ) -> Iterator[Entry]:
         """The stored facts after the campaign's version (up to ``upto``), read ``LOAD_PAGE`` per
-        query, each read once; the campaign's version follows the pages read. ``freeze``: from
-        ``FREEZE_AFTER`` facts read on, the heap built so far is frozen after each page."""
-        loaded = 0
-        while upto is None or campaign.version < upto:
-            batch = self._read_facts(campaign_id, gt=campaign.version, lte=upto, limit=LOAD_PAGE)
-            if not batch:
-                return
-            yield from batch
-            campaign.version = batch[-1].seq
-            campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
-            loaded += len(batch)
-            if freeze and loaded >= FREEZE_AFTER:
-                # each full collection the allocations trigger would otherwise walk every fact
-                # loaded so far (at 100k facts they took 8 of a 35 s cold load); after the
-                # first, each of these walks only the page just read
-                gc.collect()
-                gc.freeze()
-            if len(batch) < LOAD_PAGE:
-                return
+        query, each read once; the campaign's version follows the pages read. The next page is
+        read on a thread while the caller folds the current one (the drivers release the GIL
+        while they wait on the store): one page ahead at most, its errors raised here.
+        ``freeze``: once ``FREEZE_AFTER`` facts are read, one full collection, then the heap
+        built so far is frozen after each page."""
+
+        def read(after: int) -> list[Entry]:
+            return self._read_facts(campaign_id, gt=after, lte=upto, limit=LOAD_PAGE)
+
+        loaded, collected = 0, False
+        after = campaign.version
+        if upto is not None and after >= upto:
+            return
+        ahead: concurrent.futures.Future[list[Entry]] | None = None
+        try:
+            batch = read(after)
+            while batch:
+                last = batch[-1].seq
+                more = len(batch) == LOAD_PAGE and (upto is None or last < upto)
+                ahead = self._read_ahead.submit(read, last) if more and LOAD_READ_AHEAD else None
+                yield from batch
+                campaign.version = last
+                campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
+                loaded += len(batch)
+                if freeze and loaded >= FREEZE_AFTER:
+                    # each full collection the allocations trigger would otherwise walk every fact
+                    # loaded so far (at 100k facts they took 8 of a 35 s cold load): one
+                    # collection, then each page is frozen (frozen objects are never walked)
+                    if not collected:
+                        gc.collect()
+                        collected = True
+                    gc.freeze()
+                if not more:
+                    return
+                batch, ahead = (ahead.result() if ahead is not None else read(last)), None
+        finally:
+            if ahead is not None:  # the caller stopped early: wait for the read (then drop it)
+                concurrent.futures.wait([ahead])
 
     def campaign_at(self, campaign_id: UUID, version: int) -> Campaign:
         """A private copy of the campaign after position ``version``, for a reader that folds on
