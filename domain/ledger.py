@@ -71,6 +71,7 @@ from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation, te
 
 __all__ = [
     "CORRECTED",
+    "INDEXED",
     "INF",
     "Capture",
     "RECORDED",
@@ -312,9 +313,22 @@ class Ledger:
         if entry.type in META_TYPES and (self._reinterprets(entry) or entry.type == "RulingRecorded"):
             self._dirty_corrections = True
 
-    def load(self, entries: Iterable[Entry], *, lookahead: int = LOOKAHEAD) -> int:
+    def load(
+        self,
+        entries: Iterable[Entry],
+        *,
+        lookahead: int = LOOKAHEAD,
+        corrections: Iterable[Entry] | None = None,
+        lookup: Callable[[list[int]], Iterable[Entry]] | None = None,
+    ) -> int:
         """Append stored facts (in position order) and fold them as they come, so that each
         is read once. Returns how many were appended.
+
+        With ``corrections`` (the correction facts among ``entries``, read first: a cheap query)
+        and ``lookup`` (reads the facts at some positions: the ones corrections point at and
+        the causes of corrections), a ledger that holds no fact yet knows the campaign's final
+        resolution before the first fact is folded, and folds every fact once, in order, under
+        it: no rewind, nothing read back (``_load_resolved``). Otherwise, as follows.
 
         Appending a long campaign first and folding it afterwards reads every fact the window
         no longer holds twice: once to append (and index), once to fold. Here the fold trails
@@ -330,6 +344,8 @@ class Ledger:
         every correction appended."""
         window = self.entries.window
         every = LOAD_FOLD_EVERY if window is None else max(1, window)
+        if corrections is not None and lookup is not None and not len(self.entries) and not self._folded:
+            return self._load_resolved(entries, list(corrections), lookup, every)
         trail = max(0, min(lookahead, every - max(1, every // 4)))
         n = 0
         entries_ = self.entries
@@ -343,6 +359,160 @@ class Ledger:
                     self._catch_up(len(entries_) - trail)
         self._catch_up()
         return n
+
+    def _load_resolved(
+        self,
+        entries: Iterable[Entry],
+        corrections: list[Entry],
+        lookup: Callable[[list[int]], Iterable[Entry]],
+        every: int,
+    ) -> int:
+        """``load`` with the corrections known first: resolve them up front, then append and
+        fold each fact once, in order, under that resolution.
+
+        What a revocation takes with it (its cascade) depends on facts not read yet: the facts
+        of the target's action (its correlation id) and the target's consequences (causation
+        ids, each naming an earlier fact). The resolution is made from the corrections, the
+        facts they point at and the causes of corrections (so whether a correction is itself
+        revoked is known), and the rest of each cascade is filled in as the facts arrive,
+        before they are folded. At the end the resolution is made again the usual way, from
+        the facts appended; should the two differ (a correction the store's query missed, a
+        cause that is not an earlier fact), the usual machinery refolds from the first
+        difference, so the result is the same either way."""
+        known: dict[int, Entry] = {}
+        for e in corrections:
+            if e.seq >= self.next_seq and e.seq not in known:
+                known[e.seq] = self._upcast(e)
+        ks = sorted(s for s, e in known.items() if e.type in INDEXED)
+        # the facts corrections point at (read once), and the causes of corrections (to the root)
+        wanted: set[int] = set()
+        for s in ks:
+            p = known[s].payload
+            target = p.get("target", p.get("revocation"))
+            if isinstance(target, int):
+                wanted.add(target)
+        targets = frozenset(wanted)  # pinned as they are appended (resolving reads them)
+        frontier = [known[s] for s in ks]
+        while True:
+            for e in frontier:
+                cause = e.meta.get("causation_id")
+                if isinstance(cause, int):
+                    wanted.add(cause)
+            wanted -= known.keys()
+            if not wanted:
+                break
+            frontier = [self._upcast(e) for e in lookup(sorted(wanted)) if e.seq not in known]
+            for e in frontier:
+                known[e.seq] = e
+            if not frontier:
+                break
+            wanted = set()
+        by_corr: dict[str, list[int]] = {}
+        children: dict[int, list[int]] = {}
+        for s in sorted(known):
+            meta = known[s].meta
+            corr = meta.get("correlation_id")
+            if corr:
+                by_corr.setdefault(corr, []).append(s)
+            cause = meta.get("causation_id")
+            if isinstance(cause, int):
+                children.setdefault(cause, []).append(s)
+        active: list[tuple[int, int, str]] = []  # (revocation, target, cascade), latest first
+
+        def cascade(target: int, mode: str, *, before: int = INF) -> list[int]:
+            # as ``cascade``, over the facts known so far; records the revocation as active
+            active.append((before, target, mode))
+            result = [target]
+            if mode == "action":
+                found = known.get(target)
+                corr = found.meta.get("correlation_id") if found is not None else None
+                if corr:
+                    result = [s for s in by_corr.get(corr, [target]) if s < before]
+            elif mode == "consequences":
+                stack, seen = [target], {target}
+                while stack:
+                    for child in children.get(stack.pop(), []):
+                        if child < before and child not in seen:
+                            seen.add(child)
+                            stack.append(child)
+                result = sorted(seen)
+            return result
+
+        res = self._resolve([known[s] for s in ks], cascade, known.get)
+        revoked = res.revoked
+        # the rest of each active revocation's cascade, decided as each fact arrives
+        by_target: dict[int, int] = {}
+        by_action: dict[str, list[int]] = {}
+        descends: dict[int, list[int]] = {}
+        for r, target, mode in active:
+            by_target[target] = max(by_target.get(target, 0), r)
+            found = known.get(target)
+            if mode == "action" and found is not None and found.meta.get("correlation_id"):
+                by_action.setdefault(found.meta["correlation_id"], []).append(r)
+            elif mode == "consequences":
+                descends.setdefault(target, []).append(r)
+
+        before_load = self.refolded_from
+        self._res, self._res_n = res, len(ks)
+        self._reset_state()
+        if not res.retro_flags:
+            self.refolded_from = before_load  # a load is no refold
+        recorded = self._recorded_ok(res, self.first_seq - 1, corrections=ks)
+        entries_ = self.entries
+        n = 0
+        for entry in entries:
+            self.append(entry)
+            n += 1
+            s = entry.seq
+            if s in targets:
+                self._pinned[s] = entry
+            best = by_target.get(s, 0)
+            if by_action or descends:
+                meta = entry.meta
+                if by_action:
+                    corr = meta.get("correlation_id")
+                    if corr:
+                        for r in by_action.get(corr, ()):
+                            if s < r and r > best:
+                                best = r
+                if descends:
+                    cause = meta.get("causation_id")
+                    mine = [r for r in descends.get(cause, ()) if s < r] if isinstance(cause, int) else None
+                    if mine:
+                        descends.setdefault(s, []).extend(mine)
+                        best = max(best, *mine)
+            if best and s not in revoked:
+                revoked[s] = best
+            if len(entries_) - self._folded >= every:
+                self._fold_resolved(len(entries_), recorded)
+        self._fold_resolved(len(entries_), recorded)
+        # the resolution made the usual way, from the facts appended: the same, unless the
+        # store's query missed a correction or a cascade could not be followed as it came
+        self._dirty_corrections = False
+        final = self._resolve([self.entry(s) for s in self._corrections])
+        if self._corrections == ks and _same_resolution(final, res):
+            self._res = final
+            self._cache_res(len(ks), final)
+        else:
+            self._recorded = Series(self.checkpoint_every, self.full_every)  # folded under a guess
+            self._res_n, self._dirty_corrections = -1, True
+            self._catch_up()
+        return n
+
+    def _fold_resolved(self, stop: int, recorded: Callable[[int], bool]) -> None:
+        if self._folded < stop:
+            self._own_state()
+            self._tip = self._fold(
+                self._state,
+                self._orphans,
+                self._folded,
+                stop,
+                self._res,
+                series=self._checkpoints,
+                base=self._tip,
+                recorded=recorded,
+            )
+            self._folded = stop
 
     def _reaches_past_memory(self) -> bool:
         """Whether the corrections appended since the last fold change the reading of a folded
@@ -517,7 +687,16 @@ class Ledger:
         while len(self._res_cache) > 4:
             self._res_cache.popitem(last=False)
 
-    def _resolve(self, entries: list[Entry]) -> Resolution:
+    def _resolve(
+        self,
+        entries: list[Entry],
+        cascade: Callable[..., list[int]] | None = None,
+        lookup: Callable[[int], Entry | None] | None = None,
+    ) -> Resolution:
+        """The resolution of ``entries`` (corrections, in order). ``cascade`` and ``lookup`` (the
+        fact at a position, None if unknown) stand in for the ledger's own when the facts are
+        not appended yet (``_load_resolved``)."""
+        cascade = self.cascade if cascade is None else cascade
         res = Resolution(through=max((e.seq for e in entries), default=0))
         # 1. Revocations, latest first: a revocation (or restore) that is itself
         #    revoked has no effect, and only later facts can revoke earlier ones.
@@ -526,7 +705,7 @@ class Ledger:
             if e.type not in REVOCATIONS or e.seq in inactive or e.seq in res.revoked:
                 continue
             if e.type == "FactRevoked":
-                for s in self.cascade(e.payload["target"], e.payload["cascade"], before=e.seq):
+                for s in cascade(e.payload["target"], e.payload["cascade"], before=e.seq):
                     res.revoked.setdefault(s, e.seq)
                     inactive.add(s)
             else:  # FactRestored cancels a revocation
@@ -544,9 +723,15 @@ class Ledger:
                 res.ruling_status[p["ruling_id"]] = "recorded"
             elif e.type == "FactAmended":
                 target = p["target"]
-                base = res.amended.get(target, self._target(target).payload if self.has(target) else {})
+                if lookup is None:
+                    found = self._target(target) if self.has(target) else None
+                else:
+                    found = lookup(target)
+                base = res.amended.get(target, found.payload if found is not None else {})
                 res.amended_by.setdefault(target, []).append(e.seq)
-                res.amended[target] = self._amended(target, base, p["patch"], tuple(res.amended_by[target]))
+                res.amended[target] = self._amended(
+                    target, base, p["patch"], tuple(res.amended_by[target]), found
+                )
                 rid = res.amended[target].get("ruling_id")
                 if (
                     rid is not None
@@ -574,13 +759,20 @@ class Ledger:
                     res.retro_flags[p["flag"]] = p["value"]
         return res
 
-    def _amended(self, target: int, base: dict[str, Any], patch: Any, key: tuple[int, ...]) -> dict[str, Any]:
+    def _amended(
+        self,
+        target: int,
+        base: dict[str, Any],
+        patch: Any,
+        key: tuple[int, ...],
+        found: Entry | None = None,
+    ) -> dict[str, Any]:
         """The effective payload after a chain of amendments, normalised (cached per chain)."""
         cached = self._amend_cache.get((target, key))
         if cached is None:
             merged = merge_patch(base, patch)
             try:
-                cached = self.catalogue.validate(self._target(target).type, merged)
+                cached = self.catalogue.validate((found or self._target(target)).type, merged)
             except DomainError:
                 cached = merged  # checked when the amendment was recorded; keep what it says
             self._amend_cache[(target, key)] = cached
@@ -669,14 +861,17 @@ class Ledger:
             self._reach[seq] = found
         return found
 
-    def _recorded_ok(self, res: Resolution, after: int, *, compute: int = 0) -> Callable[[int], bool]:
+    def _recorded_ok(
+        self, res: Resolution, after: int, *, compute: int = 0, corrections: list[int] | None = None
+    ) -> Callable[[int], bool]:
         """Which checkpoints (by position) of a fold under ``res`` that starts after position
         ``after`` are also what the table believed then: no correction taken into account
         after the checkpoint reaches back to it or before. Unknown reaches count as reaching
         everything, unless there are at most ``compute`` of them (then they are worked out)."""
-        lo = bisect.bisect_right(self._corrections, after)
-        hi = bisect.bisect_right(self._corrections, res.through)
-        ks = self._corrections[lo:hi]
+        seqs = self._corrections if corrections is None else corrections
+        lo = bisect.bisect_right(seqs, after)
+        hi = bisect.bisect_right(seqs, res.through)
+        ks = seqs[lo:hi]
         if not ks:
             return _always
         unknown = sum(1 for k in ks if k not in self._reach)
@@ -1691,6 +1886,19 @@ class Capture:
                 "reach": {str(k): v for k, v in self.reach.items()},
             },
         }
+
+
+def _same_resolution(a: Resolution, b: Resolution) -> bool:
+    return (
+        a.revoked == b.revoked
+        and a.amended == b.amended
+        and a.amended_by == b.amended_by
+        and a.ruling_values == b.ruling_values
+        and a.ruling_status == b.ruling_status
+        and a.overrides == b.overrides
+        and a.retro_flags == b.retro_flags
+        and a.through == b.through
+    )
 
 
 def _digest(value: Any) -> str:

@@ -30,6 +30,7 @@ their dice or asks the server to roll them (RULES.md ruling 18).
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import copy
 import gc
@@ -51,8 +52,10 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
-from eventsourcing.postgres import PostgresDatastore
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
+from eventsourcing.sqlite import SQLiteAggregateRecorder
 from eventsourcing.utils import strtobool
+from psycopg.sql import SQL, Identifier
 
 from api.service import observability
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
@@ -75,7 +78,17 @@ from domain.core import proposals as proposals_mod
 from domain.core.catalogue import META_TYPES, Catalogue
 from domain.core.state import changed_creatures
 from domain.errors import Conflict, DomainError, InvalidInput, NotFound, RuleViolation
-from domain.ledger import CORRECTED, INF, Capture, Entry, EntryLoader, Ledger, MissingFacts, SnapshotMismatch
+from domain.ledger import (
+    CORRECTED,
+    INDEXED,
+    INF,
+    Capture,
+    Entry,
+    EntryLoader,
+    Ledger,
+    MissingFacts,
+    SnapshotMismatch,
+)
 from domain.rulesets import get_ruleset
 
 log = logging.getLogger(__name__)
@@ -89,12 +102,85 @@ LEDGER_WINDOW = 10_000
 SNAPSHOT_EVERY = 5_000
 LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
+LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
 POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
+# How a correction's stored JSON starts (after its timestamp): what the correction query looks for
+# in the first CORRECTION_PREFIX bytes of each stored event, instead of decoding them all.
+CORRECTION_PREFIX = 256
+_CORRECTION_PATTERNS = tuple(f'"fact_type":"{t}"'.encode() for t in sorted(INDEXED))
+_DECODE = json.JSONDecoder().decode  # one decoder for every stored fact (no per-call setup)
+
+
+def _decoded(version: int, raw: bytes) -> Entry:
+    """A stored ``FactRecorded`` event's JSON as a ledger entry (no library event object)."""
+    d = _DECODE(raw.decode())
+    stamp = d["timestamp"]
+    return Entry(
+        version,
+        d["fact_type"],
+        d["fact_version"],
+        d["payload"],
+        d["meta"],
+        stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
+        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
+        None if _RULING in raw else (),
+    )
+
+
+def _select_typed(
+    recorder: Any, campaign_id: UUID, patterns: Sequence[bytes]
+) -> list[tuple[int, str, bytes]]:
+    """(position, topic, state) of the campaign's stored events whose JSON holds one of
+    ``patterns`` within its first ``CORRECTION_PREFIX`` bytes, in position order."""
+    if isinstance(recorder, PostgresAggregateRecorder):
+        head = f"position(%s in substring(state from 1 for {CORRECTION_PREFIX})) > 0"
+        query = SQL(
+            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s AND ("
+            + " OR ".join([head] * len(patterns))
+            + ") ORDER BY originator_version"
+        ).format(schema=Identifier(recorder.datastore.schema), table=Identifier(recorder.events_table_name))
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(query, [campaign_id, *patterns])
+            return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in curs.fetchall()]
+    head = f"instr(substr(state, 1, {CORRECTION_PREFIX}), ?) > 0"
+    statement = (
+        f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
+        "WHERE originator_id=? AND (" + " OR ".join([head] * len(patterns)) + ") ORDER BY originator_version"
+    )
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(statement, [campaign_id.hex, *patterns])
+        return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall()]
+
+
+def _select_positions(recorder: Any, campaign_id: UUID, positions: list[int]) -> list[tuple[int, str, bytes]]:
+    """(position, topic, state) of the campaign's stored events at ``positions``, in order."""
+    out: list[tuple[int, str, bytes]] = []
+    if isinstance(recorder, PostgresAggregateRecorder):
+        query = SQL(
+            "SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s "
+            "AND originator_version = ANY(%s) ORDER BY originator_version"
+        ).format(schema=Identifier(recorder.datastore.schema), table=Identifier(recorder.events_table_name))
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(query, [campaign_id, positions])
+            return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in curs.fetchall()]
+    for k in range(0, len(positions), 500):
+        chunk = positions[k : k + 500]
+        statement = (
+            f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
+            f"WHERE originator_id=? AND originator_version IN ({','.join('?' * len(chunk))}) "
+            "ORDER BY originator_version"
+        )
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(statement, [campaign_id.hex, *chunk])
+            out.extend((r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall())
+    return out
+
+
 # What the store held after a cached campaign's version, read before taking its lock: (version, events).
 Ahead = tuple[int, list[Any]]
 # The campaigns this operation has already brought up to date from the store (see ``operation``).
@@ -298,6 +384,10 @@ class ChronicleApplication(Application[UUID]):
         self.ledger_window = ledger_window
         self.snapshot_every = snapshot_every
         self._campaigns: dict[UUID, Campaign] = {}  # least recently used first (re-inserted on use)
+        # reads the next page of a load while the current one is folded (``_stored_after``)
+        self._read_ahead = concurrent.futures.ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="read-ahead"
+        )
         self._cache_lock = threading.Lock()
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
@@ -326,6 +416,7 @@ class ChronicleApplication(Application[UUID]):
                 if campaign.ledger.last_seq - self._snapshot_at.get(cid, 1) >= worth:
                     writer.request(cid, campaign)
             writer.close()
+        self._read_ahead.shutdown(wait=True)
         super().close()
 
     def __del__(self) -> None:
@@ -478,31 +569,44 @@ class ChronicleApplication(Application[UUID]):
         """Stored facts as ledger entries. They are plain JSON (no cipher or compressor
         configured): rows are decoded straight into entries, skipping the library's event
         objects (a third of the cost on SQLite); otherwise through the library's mapper."""
-        mapper = self.mapper
-        if getattr(mapper, "cipher", None) is None and getattr(mapper, "compressor", None) is None:
+        if self._plain_json():
             topic = Campaign.FactRecorded.TOPIC
             out = []
             for row in self.recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit):
                 if row.topic != topic:
                     break
-                raw = row.state
-                d = json.loads(raw)
-                stamp = d["timestamp"]
-                out.append(
-                    Entry(
-                        row.originator_version,
-                        d["fact_type"],
-                        d["fact_version"],
-                        d["payload"],
-                        d["meta"],
-                        stamp["_data_"] if isinstance(stamp, dict) else str(stamp),
-                        # no '"ruling' in the JSON: no ruling cited (the ledger need not look)
-                        None if _RULING in raw else (),
-                    )
-                )
+                out.append(_decoded(row.originator_version, row.state))
             else:
                 return out
         return [e.entry() for e in self.events.get(campaign_id, gt=gt, lte=lte, limit=limit)]  # type: ignore[attr-defined]
+
+    def _plain_json(self) -> bool:
+        """Whether stored events are plain JSON (no cipher or compressor configured)."""
+        mapper = self.mapper
+        return getattr(mapper, "cipher", None) is None and getattr(mapper, "compressor", None) is None
+
+    def _stored_corrections(
+        self, campaign_id: UUID
+    ) -> tuple[list[Entry], Callable[[list[int]], list[Entry]]] | None:
+        """The campaign's correction facts (``domain.ledger.INDEXED``), read by one query that looks
+        only at the start of each stored event's JSON, where its fact type is; and a reader of
+        the facts at given positions (the ones corrections point at). None where the store
+        cannot tell (the in-memory store, encrypted or compressed events): the load then
+        finds the corrections as it reads (``Ledger.load``)."""
+        if not self._plain_json():
+            return None
+        recorder = self.recorder
+        if not isinstance(recorder, PostgresAggregateRecorder | SQLiteAggregateRecorder):
+            return None
+        topic = Campaign.FactRecorded.TOPIC
+
+        def entries(rows: Iterable[tuple[int, str, bytes]]) -> list[Entry]:
+            return [_decoded(version, state) for version, state_topic, state in rows if state_topic == topic]
+
+        def at(positions: list[int]) -> list[Entry]:
+            return entries(_select_positions(recorder, campaign_id, positions))
+
+        return entries(_select_typed(recorder, campaign_id, _CORRECTION_PATTERNS)), at
 
     def _cold_load(self, campaign_id: UUID) -> Campaign:
         """The campaign from the store: its newest valid snapshot and the facts after it, or
@@ -517,11 +621,18 @@ class ChronicleApplication(Application[UUID]):
             self._snapshot_at[campaign_id] = restored.last_seq
             self.cache_stats["from_snapshot"] += 1
             observability.CAMPAIGN_LOADS.labels("snapshot").inc()
-        else:
+        known = None
+        if restored is None:
             observability.CAMPAIGN_LOADS.labels("facts").inc()
             campaign.ledger.attach(loader, self.ledger_window)
             self._points_have.pop(campaign_id, None)
-        loaded = campaign.ledger.load(self._stored_after(campaign_id, campaign, freeze=True))
+            # the corrections first: the load then folds every fact once, under their resolution
+            known = self._stored_corrections(campaign_id)
+        stored = self._stored_after(campaign_id, campaign, freeze=True)
+        if known is None:
+            loaded = campaign.ledger.load(stored)
+        else:
+            loaded = campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
@@ -538,25 +649,44 @@ class ChronicleApplication(Application[UUID]):
         self, campaign_id: UUID, campaign: Campaign, *, upto: int | None = None, freeze: bool = False
     ) -> Iterator[Entry]:
         """The stored facts after the campaign's version (up to ``upto``), read ``LOAD_PAGE`` per
-        query, each read once; the campaign's version follows the pages read. ``freeze``: from
-        ``FREEZE_AFTER`` facts read on, the heap built so far is frozen after each page."""
-        loaded = 0
-        while upto is None or campaign.version < upto:
-            batch = self._read_facts(campaign_id, gt=campaign.version, lte=upto, limit=LOAD_PAGE)
-            if not batch:
-                return
-            yield from batch
-            campaign.version = batch[-1].seq
-            campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
-            loaded += len(batch)
-            if freeze and loaded >= FREEZE_AFTER:
-                # each full collection the allocations trigger would otherwise walk every fact
-                # loaded so far (at 100k facts they took 8 of a 35 s cold load); after the
-                # first, each of these walks only the page just read
-                gc.collect()
-                gc.freeze()
-            if len(batch) < LOAD_PAGE:
-                return
+        query, each read once; the campaign's version follows the pages read. The next page is
+        read on a thread while the caller folds the current one (the drivers release the GIL
+        while they wait on the store): one page ahead at most, its errors raised here.
+        ``freeze``: once ``FREEZE_AFTER`` facts are read, one full collection, then the heap
+        built so far is frozen after each page."""
+
+        def read(after: int) -> list[Entry]:
+            return self._read_facts(campaign_id, gt=after, lte=upto, limit=LOAD_PAGE)
+
+        loaded, collected = 0, False
+        after = campaign.version
+        if upto is not None and after >= upto:
+            return
+        ahead: concurrent.futures.Future[list[Entry]] | None = None
+        try:
+            batch = read(after)
+            while batch:
+                last = batch[-1].seq
+                more = len(batch) == LOAD_PAGE and (upto is None or last < upto)
+                ahead = self._read_ahead.submit(read, last) if more and LOAD_READ_AHEAD else None
+                yield from batch
+                campaign.version = last
+                campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
+                loaded += len(batch)
+                if freeze and loaded >= FREEZE_AFTER:
+                    # each full collection the allocations trigger would otherwise walk every fact
+                    # loaded so far (at 100k facts they took 8 of a 35 s cold load): one
+                    # collection, then each page is frozen (frozen objects are never walked)
+                    if not collected:
+                        gc.collect()
+                        collected = True
+                    gc.freeze()
+                if not more:
+                    return
+                batch, ahead = (ahead.result() if ahead is not None else read(last)), None
+        finally:
+            if ahead is not None:  # the caller stopped early: wait for the read (then drop it)
+                concurrent.futures.wait([ahead])
 
     def campaign_at(self, campaign_id: UUID, version: int) -> Campaign:
         """A private copy of the campaign after position ``version``, for a reader that folds on

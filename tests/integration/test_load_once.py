@@ -28,8 +28,12 @@ from domain.rulesets import summary as whole_state
 RULES = get_ruleset("stellar-winds")
 HEADER = {"name": "Load once", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
 FACTS = 2_500
-WINDOW = 1_200  # the fold trails by half of it: every correction of this campaign reaches back less
+WINDOW = 1_200  # the generated corrections of this campaign reach back less than this
 PAGE = 97  # facts per query while loading (a prime: pages never line up with checkpoints)
+# a window the generated corrections reach back past (and the late one below, at either): the
+# load reads the corrections first (``ChronicleApplication._stored_corrections``), so it still
+# folds each fact once, in order, and reads none back
+FAR = 40
 
 
 def counting(app: Any) -> Counter[int]:
@@ -55,13 +59,19 @@ def folded_in_memory(facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]
     return ledger
 
 
+@pytest.mark.parametrize("window", [WINDOW, FAR])
 def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
-    store: Settings, monkeypatch: pytest.MonkeyPatch
+    store: Settings, monkeypatch: pytest.MonkeyPatch, window: int
 ) -> None:
     gen = CampaignGenerator(FACTS, seed=3)
     facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    # and a late revocation of an early action, with its consequences: it reaches back ~2,400
+    # facts, past any window here, and orphans what came of it
+    early = next(k for k, f in enumerate(facts) if f[0] == "ExperienceAwarded") + 2
+    revoke = {"target": early, "reason": "misremembered", "cascade": "consequences"}
+    facts.append(("FactRevoked", 1, revoke, {}))
     monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
-    settings = Settings(database_url=store.database_url, ledger_window=WINDOW, snapshot_every=0)
+    settings = Settings(database_url=store.database_url, ledger_window=window, snapshot_every=0)
     writer = open_application(settings)  # no snapshot: the load folds every fact
     try:
         cid: UUID = writer.import_campaign(HEADER, facts)
@@ -69,6 +79,7 @@ def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
         writer.close()
     reference = folded_in_memory(facts)
     assert reference.resolution.revoked and reference.resolution.amended and reference.orphans
+    assert reference.resolution.revoked[early] == len(facts) + 1
 
     app = open_application(settings)
     try:
@@ -80,7 +91,7 @@ def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
         assert not twice, f"{len(twice)} facts read more than once, e.g. {sorted(twice)[:5]}"
         assert set(reads) == set(range(1, len(facts) + 2))  # the campaign's start and every fact
         assert ledger.entries.loads == 0  # the ledger never read a fact back
-        assert ledger.entries.resident <= WINDOW + 512
+        assert ledger.entries.resident <= window + 512
         assert whole_state(RULES, state) == whole_state(RULES, reference.state)
         assert orphans == dict(reference.orphans)
         res, ref = ledger.resolution, reference.resolution
