@@ -24,7 +24,6 @@ from typing import Any
 
 from domain.core import state as core_state
 from domain.core.state import slot_names
-from domain.errors import Lazy, text
 
 __all__ = [
     "Delta",
@@ -54,7 +53,7 @@ class OrphanLog:
 
     def __init__(self, items: Iterable[tuple[int, str]] = ()) -> None:
         self._seqs: list[list[int]] = []
-        self._reasons: list[list[str | Lazy]] = []
+        self._reasons: list[list[str]] = []
         self._firsts: list[int] = []
         self._n = 0
         for seq, reason in items:
@@ -63,8 +62,7 @@ class OrphanLog:
     def __len__(self) -> int:
         return self._n
 
-    def append(self, seq: int, reason: str | Lazy) -> None:
-        """Add an orphan (its reason may be :class:`~domain.errors.Lazy`: made when read)."""
+    def append(self, seq: int, reason: str) -> None:
         seqs = self._seqs
         if not seqs or len(seqs[-1]) == CHUNK:
             if seqs and seq <= seqs[-1][-1]:
@@ -130,7 +128,7 @@ class Orphans(Mapping[int, str]):
         found = self._where(seq) if isinstance(seq, int) else None
         if found is None:
             raise KeyError(seq)
-        return text(self._log._reasons[found[0]][found[1]])
+        return self._log._reasons[found[0]][found[1]]
 
     def __iter__(self) -> Iterator[int]:
         left = self._n
@@ -146,8 +144,7 @@ class Orphans(Mapping[int, str]):
             if left <= 0:
                 return
             take = min(left, len(seqs))
-            for seq, reason in zip(seqs[:take], reasons[:take], strict=True):
-                yield seq, text(reason)
+            yield from zip(seqs[:take], reasons[:take], strict=True)
             left -= take
 
     def since(self, seq: int) -> list[int]:
@@ -606,13 +603,7 @@ def orphan_delta(before: Orphans, after: Orphans) -> tuple[int, list[tuple[int, 
                 continue
             ra, rb = a._reasons[i], b._reasons[i]
             m = 0
-            while (
-                m < len(ca)
-                and m < len(cb)
-                and keep < limit
-                and ca[m] == cb[m]
-                and (ra[m] is rb[m] or text(ra[m]) == text(rb[m]))
-            ):
+            while m < len(ca) and m < len(cb) and keep < limit and ca[m] == cb[m] and ra[m] == rb[m]:
                 m += 1
                 keep += 1
             if m < CHUNK:

@@ -13,12 +13,9 @@ from typing import Any
 
 
 class Lazy:
-    """A refusal's message (or details) made when first read.
-
-    A refold after a far-reaching correction refuses tens of thousands of facts (orphans) whose
-    message nobody reads then (the orphan log keeps them; a history page or an export reads a
-    few): building each when the rule refuses cost ~8% of such a refold. ``make`` must only
-    read what does not change afterwards (values captured when the rule refused)."""
+    """A refusal's details made when first read (``DomainError.details``): a refold after a
+    far-reaching correction refuses tens of thousands of facts whose details nobody reads.
+    ``make`` must only read what does not change afterwards."""
 
     __slots__ = ("_make", "_value")
 
@@ -32,14 +29,6 @@ class Lazy:
             self._value, self._make = make(), None
         return self._value
 
-    def __str__(self) -> str:
-        return str(self.get())
-
-
-def text(reason: str | Lazy) -> str:
-    """A reason as text (a :class:`Lazy` one made now)."""
-    return reason if type(reason) is str else str(reason)
-
 
 class DomainError(Exception):
     """Base class: a command was refused because of its input or the state."""
@@ -48,24 +37,20 @@ class DomainError(Exception):
 
     def __init__(
         self,
-        message: str | Lazy,
+        message: str,
         *,
         field: str | None = None,
         code: str | None = None,
         details: dict[str, Any] | Lazy | None = None,
     ) -> None:
         super().__init__(message)
-        self.reason = message  # the message as given (a Lazy one is made when read)
+        self.message = message
         self.field = field
         if code is not None:
             self.code = code
         # Structured facts about the refusal a client can act on (plain JSON), e.g. for
         # ROLLS_PENDING ``{"owed": [{"type", "creature", "effect_id", "kind", "dice"}, ...]}``.
         self._details = details
-
-    @property
-    def message(self) -> str:
-        return text(self.reason)
 
     @property
     def details(self) -> dict[str, Any] | None:

@@ -51,7 +51,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from domain.checkpoints import (
     OrphanLog,
@@ -67,7 +67,7 @@ from domain.checkpoints import (
 from domain.core import proposals as book
 from domain.core.catalogue import META_TYPES, merge_patch
 from domain.entries import Entries, Entry, EntryLoader, MissingFacts
-from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation, text
+from domain.errors import DomainError, InvalidInput, NotFound, RuleViolation
 
 __all__ = [
     "CORRECTED",
@@ -890,11 +890,9 @@ class Ledger:
 
     # ------------------------------------------------------------------ folding
     def _steps(
-        self, state: Any, orphans: OrphanLog, start: int, stop: int, res: Resolution, lazy: bool = False
+        self, state: Any, orphans: OrphanLog, start: int, stop: int, res: Resolution
     ) -> Iterator[tuple[Entry, dict[str, Any] | None, str | None]]:
-        """Fold entries[start:stop] into ``state`` (in place), yielding each fact's outcome and
-        orphan reason (with ``lazy``, as the rule gave it: perhaps a Lazy one, made when read --
-        the orphan log keeps it so; only for a caller that passes it on to nobody)."""
+        """Fold entries[start:stop] into ``state`` (in place), yielding each fact's outcome."""
         apply = self.ruleset.apply
         meta_types = META_TYPES
         revoked, amended, overrides = res.revoked, res.amended, res.overrides
@@ -920,9 +918,8 @@ class Ledger:
                 try:
                     outcome = apply(state, e.type, payload, ctx)
                 except DomainError as err:
-                    reason = err.reason
-                    orphans.append(s, reason)
-                    yield e, None, cast(str, reason) if lazy else text(reason)
+                    orphans.append(s, err.message)
+                    yield e, None, err.message
                 else:
                     yield e, outcome, None
 
@@ -949,7 +946,7 @@ class Ledger:
         Returns the last checkpoint made (or ``base``)."""
         every = self.checkpoint_every
         i = start
-        for e, outcome, orphan in self._steps(state, orphans, start, stop, res, lazy=sink is None):
+        for e, outcome, orphan in self._steps(state, orphans, start, stop, res):
             if sink is not None:
                 sink(e, outcome, orphan)
             i += 1

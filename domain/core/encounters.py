@@ -639,39 +639,28 @@ def describe(rules: EncounterRules, owed: Sequence[Owed], state: Any = None) -> 
 
 
 def _owed_refusal(state: Any, rules: EncounterRules, owed: list[Owed], what: str, ctx: Any) -> None:
-    """Refuse (ROLLS_PENDING) while rolls are owed. The message and the details are made when
-    read (:class:`~domain.errors.Lazy`): in a refold after a far-reaching correction most turn
-    ends are orphaned this way and nobody reads why then. What they need is captured now --
-    the labels, each creature's name, the effect ids, a copy of the owed rolls (a ruleset whose
-    dice depend on the state, ``owed_dice``, has its details made at once)."""
+    """Refuse (ROLLS_PENDING) while rolls are owed. In a refold after a far-reaching correction
+    most turn ends are orphaned this way and nobody reads the details then: the message is
+    written at once from the labels, names and effect ids alone (the orphan log keeps it), the
+    details (``describe``) are made when read (:class:`~domain.errors.Lazy`; ``owed`` is this
+    refusal's own list) -- unless the ruleset's dice depend on the state (``owed_dice``)."""
     if not owed or getattr(ctx, "waived", False):
         return
     labels, creatures = rules.owed_rolls, state.creatures
     parts = []
     for fact_type, payload in owed:
         cid, eid = payload.get("creature"), payload.get("effect_id")
-        c = creatures.get(cid) if cid else None
-        parts.append(
-            (
-                labels.get(fact_type, (fact_type,))[0],
-                str(getattr(c, "name", None) or cid) if cid else None,
-                eid,
-            )
-        )
-
-    def message() -> str:
-        return f"{what} still owes " + ", ".join(
-            f"a {kind} for {name if name is not None else 'the table'}" + (f" against {eid}" if eid else "")
-            for kind, name, eid in parts
-        )
-
+        who = str(getattr(creatures.get(cid), "name", None) or cid) if cid else "the table"
+        label = labels[fact_type][0] if fact_type in labels else fact_type
+        parts.append(f"a {label} for {who} against {eid}" if eid else f"a {label} for {who}")
     details: dict[str, Any] | Lazy
-    if getattr(rules, "owed_dice", None) is not None:  # dice read from the state: now
+    if getattr(rules, "owed_dice", None) is not None:
         details = {"owed": describe(rules, owed, state)}
     else:
-        copied = [(t, dict(p)) for t, p in owed]
-        details = Lazy(lambda: {"owed": describe(rules, copied)})
-    raise RuleViolation(Lazy(message), field="encounter_id", code="ROLLS_PENDING", details=details)
+        details = Lazy(lambda: {"owed": describe(rules, owed)})
+    raise RuleViolation(
+        f"{what} still owes {', '.join(parts)}", field="encounter_id", code="ROLLS_PENDING", details=details
+    )
 
 
 def pending_rolls(state: Any, rules: EncounterRules) -> list[Owed]:

@@ -1,9 +1,10 @@
-"""ROLLS_PENDING refusals make their message and details when read (issue 21, bench P3).
+"""ROLLS_PENDING refusals cost little when nobody reads them (issue 21, bench P3).
 
 A refold after a far-reaching correction orphans most turn ends ("X's turn still owes a saving
-throw for Y against e57"); nobody reads why then. The law: every reason and every detail reads
-exactly as the eager refusal wrote it -- in the orphan log, in a history replay, in a command's
-refusal -- and a refold makes none of them until something reads it.
+throw for Y against e57"); nobody reads why then. The message is written from labels and names
+alone, the details (``describe``) are made when read. The law: every reason and every detail
+reads exactly as the refusal that described everything at once wrote it -- in the orphan log, in
+a history replay, in a command's refusal.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from hypothesis import strategies as st
 from bench.generator import CampaignGenerator
 from domain.core import encounters
 from domain.core.encounters import _name, describe, require
-from domain.errors import Lazy
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
 from tests.unit.test_core_encounters import ENC, TINY, Table
@@ -97,18 +97,24 @@ def test_orphan_reasons_read_as_the_eager_refusal_wrote_them(size: int, seed: in
     assert all(type(r) is str for _, r in got[0])
 
 
-def test_a_refold_makes_no_owed_message_until_one_is_read() -> None:
-    ledger = campaign(500, 3)
-    revoke_first_attack(ledger)
-    ledger.state  # noqa: B018
-    log = ledger._orphans
-    lazies = [r for chunk in log._reasons for r in chunk if isinstance(r, Lazy)]
-    assert lazies  # the turn ends the revoke orphaned
-    assert all(r._make is not None for r in lazies)  # none made yet
-    seq = next(s for s, r in zip(log._seqs[0], log._reasons[0], strict=False) if isinstance(r, Lazy))
-    assert " still owes a " in ledger.orphans[seq]
-    made = sum(1 for r in lazies if r._make is None)
-    assert made == 1
+def test_the_details_are_made_only_when_read(monkeypatch: Any) -> None:
+    made: list[int] = []
+    real = encounters.describe
+
+    def counting(*args: Any) -> Any:
+        made.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(encounters, "describe", counting)
+    t = Table(TINY, "ann", "bo")
+    t.start({"ann": 15, "bo": 5})
+    t.begin()
+    t.rec("Shake", creature="ann")
+    err = t.refused("ROLLS_PENDING", "TurnEnded", encounter_id=ENC)
+    assert made == []  # refused, the message written, no details made
+    assert err.details is not None and err.details["owed"][0]["kind"] == "steadying roll"
+    assert err.details["owed"][0]["dice"] == "1d6"
+    assert made == [1]  # made once, on the first read
 
 
 def test_a_command_refusal_shows_the_message_and_details() -> None:
