@@ -9,6 +9,7 @@ operation nothing is kept for later.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -147,3 +148,53 @@ def test_what_an_operation_sees_is_the_store_at_its_token_check(
         view = a.view(cid)
         assert (view.position, view.campaign()["clock_minutes"]) == (head, clock)
         assert a.advance_time(cid, 1).positions == [head + 1]
+
+
+def test_a_request_s_first_view_does_not_wait_for_a_commit_in_progress(
+    replicas: tuple[ChronicleApplication, ChronicleApplication], store: Settings
+) -> None:
+    """When the token check read nothing after the cached campaign, the operation's view of it
+    now is the newest one committed, had without the campaign's lock (held here by another
+    thread, as a group commit holds it); once a replica wrote, the view waits and catches up.
+    (PostgreSQL: elsewhere the token check does not read the campaign.)"""
+    if store.database.kind != "postgresql":
+        pytest.skip("the token check reads the campaign on PostgreSQL only")
+    a, b = replicas
+    cid, token, access = _table(a)
+    access.authenticate(token)  # (the access record is cached, as after a server's first request)
+    a.advance_time(cid, 2)  # the newest commit: what the view is
+    expected = a.view(cid)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with a._lock(cid):
+            held.set()
+            release.wait(30)
+
+    def request(out: list[Any]) -> None:
+        with operation():
+            assert access.authenticate(token) is not None
+            out.append(a.view(cid))
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(10)
+        got: list[Any] = []
+        reader = threading.Thread(target=request, args=(got,))
+        reader.start()
+        reader.join(10)  # a liveness bound: without the lock-free view it waits for `release`
+        assert not reader.is_alive() and got
+        assert (got[0].position, got[0].campaign()) == (expected.position, expected.campaign())
+        b.advance_time(cid, 10)  # a replica writes: the next request must catch up
+        late: list[Any] = []
+        waiting = threading.Thread(target=request, args=(late,))
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive()  # (behind the lock, to read the replica's fact)
+    finally:
+        release.set()
+        holder.join()
+    waiting.join(10)
+    assert late and late[0].position == expected.position + 1
+    assert late[0].campaign()["clock_minutes"] == 13
