@@ -374,11 +374,19 @@ class Series:
     cheaply for a refold that may be abandoned), only replaced.
     """
 
-    __slots__ = ("every", "full_every", "points", "tip", "load", "_rebuilt")
+    __slots__ = ("every", "full_every", "points", "tip", "load", "rebuilt_kept", "_rebuilt")
     REBUILT_KEPT = 4  # stored checkpoints kept rebuilt (as-of queries near a few places)
 
-    def __init__(self, every: int, full_every: int = 64, load: PointLoader | None = None) -> None:
+    def __init__(
+        self,
+        every: int,
+        full_every: int = 64,
+        load: PointLoader | None = None,
+        rebuilt_kept: int | None = None,
+    ) -> None:
         self.every = every
+        # each rebuilt checkpoint is a whole state of objects of its own (nothing shared)
+        self.rebuilt_kept = self.REBUILT_KEPT if rebuilt_kept is None else rebuilt_kept
         self.full_every = max(1, full_every)
         self.points: list[Point | None] = []
         # (index, state) of the newest checkpoint added, to compute the next delta from
@@ -396,7 +404,7 @@ class Series:
         return (p for p in self.points if p is not None)
 
     def copy(self) -> Series:
-        out = Series(self.every, self.full_every, self.load)
+        out = Series(self.every, self.full_every, self.load, self.rebuilt_kept)
         out.points = list(self.points)
         out.tip = self.tip
         # Each copy caches its own rebuilt checkpoints (the states themselves are never changed,
@@ -515,18 +523,22 @@ class Series:
 
     def _anchor(self, j: int) -> int | None:
         """The newest checkpoint at or before ``j`` that stands on its own (a full state, or a
-        stored one), with only deltas between it and ``j``; None if the chain is broken."""
-        points = self.points
+        stored one), with only deltas between it and ``j``; None if the chain is broken. A
+        stored checkpoint still holding its delta is passed over for the chain in memory:
+        rebuilding from storage decodes a whole state (and keeps it, nothing shared)."""
+        points, stored = self.points, None
         while j >= 0:
             p = points[j]
             if p is None:
-                return None
-            if p.full is not None or (p.stored and self.load is not None):
+                return stored
+            if p.full is not None:
                 return j
+            if stored is None and p.stored and self.load is not None:
+                stored = j  # the nearest one storage rebuilds, should the chain in memory break
             if p.delta is None:
-                return None
+                return stored
             j -= 1
-        return None
+        return stored
 
     def _restorable(self, j: int) -> bool:
         return self._anchor(j) is not None
@@ -554,7 +566,7 @@ class Series:
             if hit is None:
                 hit = self.load(anchor.seq)
                 self._rebuilt[anchor.seq] = hit
-                while len(self._rebuilt) > self.REBUILT_KEPT:
+                while len(self._rebuilt) > self.rebuilt_kept:
                     self._rebuilt.popitem(last=False)
             else:
                 self._rebuilt.move_to_end(anchor.seq)

@@ -215,13 +215,14 @@ def import_(
             except ImportRefused as exc:
                 abandon(shown)
                 fail(f"import refused, nothing stored: {file}: {exc}", Exit.DATA)
-        with bar("facts") as shown, contextlib.closing(checked.facts):  # (a temporary file)
+        with bar("facts") as shown, contextlib.closing(checked):  # (temporary files)
             writing = shown.add_task("storing", total=len(checked.facts))
             cid = app.import_campaign(
                 checked.header,
                 checked.facts,
                 progress=lambda stored: shown.update(writing, completed=stored),
                 folded=checked.ledger,
+                spilled=checked.points,
             )
             token = AccessControl(app).grant_gm(cid)
     finally:

@@ -58,20 +58,21 @@ from eventsourcing.utils import strtobool
 from psycopg.sql import SQL, Identifier
 
 from api.service import observability
+from api.service.gcpause import gc_paused
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
 from api.service.snapshots import (
     FOLD,
     SnapshotRow,
     SnapshotWriter,
-    decode,
     encode,
     now,
+    point_loader,
     snapshot_store,
 )
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from domain import dice, rulesets
 from domain.campaign import Campaign
-from domain.checkpoints import OrphanLog, PointLoader, rebuild_rows
+from domain.checkpoints import PointLoader
 from domain.core import encounters as core_encounters
 from domain.core import limits
 from domain.core import proposals as proposals_mod
@@ -86,7 +87,6 @@ from domain.ledger import (
     Entry,
     EntryLoader,
     Ledger,
-    MissingFacts,
     SnapshotMismatch,
 )
 from domain.rulesets import get_ruleset
@@ -104,8 +104,9 @@ LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
 LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
-POINTS_KEPT = 2  # checkpoints kept rebuilt per campaign and series, to rebuild later ones from
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
+# checkpoint rows an import's validation spilled: (kind, position, through, full, data)
+SpilledRows = Iterable[tuple[str, int, int, bool, bytes]]
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
@@ -214,34 +215,6 @@ def operation() -> Iterator[None]:
     finally:
         _PREFETCHED.reset(prefetched)
         _CAUGHT_UP.reset(token)
-
-
-_gc_lock = threading.Lock()
-_gc_pauses = [0, True]  # pauses in progress, whether the collector was enabled before the first
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a refold (a correction, an as-of).
-
-    A refold allocates a burst of objects that live on (its state, its checkpoints, facts read
-    back), and the collector answers such a burst with collections of the whole loaded heap:
-    measured at 10k facts, 0.32 s of a 0.65 s revoke. The fold's objects form no reference
-    cycles (a dropped ledger is freed by reference counting alone, see ``_evict``), so nothing
-    waits on the collector meanwhile; it resumes when the last pause ends (nested and
-    concurrent pauses are counted)."""
-    with _gc_lock:
-        if _gc_pauses[0] == 0:
-            _gc_pauses[1] = gc.isenabled()
-            gc.disable()
-        _gc_pauses[0] += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses[0] -= 1
-            if _gc_pauses[0] == 0 and _gc_pauses[1]:
-                gc.enable()
 
 
 class CampaignView:
@@ -770,44 +743,10 @@ class ChronicleApplication(Application[UUID]):
 
     def _point_loader(self, campaign_id: UUID, kind: str, ledger: Ledger) -> PointLoader:
         """How a ledger rebuilds a persisted checkpoint: its rows, from the last full state."""
-        rules, every, store = ledger.ruleset, ledger.checkpoint_every, self.snapshots
-        # Checkpoints rebuilt lately, each with the rows it was rebuilt from: a later checkpoint of
-        # the same chain starts from the newest one whose rows are a prefix of its own (same
-        # positions, same bytes: a rebuilt state is a function of its rows), so it decodes only
-        # the deltas after it instead of the full state and up to 127 deltas again.
-        kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
-
-        def load(position: int) -> Any:
-            rows = store.chain(campaign_id, kind, position)
-            if (
-                not rows
-                or rows[-1][0] != position
-                or any(b[0] - a[0] != every for a, b in zip(rows, rows[1:], strict=False))
-            ):
-                raise MissingFacts(f"the stored checkpoint at {position} is incomplete")
-            key = [(p, bytes(data)) for p, _, data in rows]
-            start, k = None, 0
-            for prefix, state, orphans in kept:
-                m = len(prefix)
-                if k < m <= len(key) and key[m - 1] == prefix[-1] and key[:m] == prefix:
-                    start, k = (state, orphans), m
-            try:
-                # megabytes of JSON decoded into a burst of acyclic objects: the collector would
-                # walk the whole loaded heap for them, several times (gc_paused)
-                with gc_paused():
-                    state, orphans = rebuild_rows(
-                        rules,
-                        [(base, decode(data)) for _, base, data in rows[k:]],
-                        None if start is None else (start[0].clone(), start[1]),
-                    )
-            except (ValueError, KeyError, TypeError, zlib.error) as exc:
-                raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
-            if k < len(key):
-                kept.append((key, state, orphans))
-                del kept[:-POINTS_KEPT]
-            return state.clone(), OrphanLog(orphans).view()
-
-        return load
+        store = self.snapshots
+        return point_loader(
+            ledger.ruleset, ledger.checkpoint_every, lambda position: store.chain(campaign_id, kind, position)
+        )
 
     def _after_load(self, campaign_id: UUID, campaign: Campaign) -> None:
         """Ask for a snapshot when the campaign moved on enough; keep the cache within bounds."""
@@ -1358,6 +1297,7 @@ class ChronicleApplication(Application[UUID]):
         entries: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]],
         progress: Callable[[int], None] | None = None,
         folded: Ledger | None = None,
+        spilled: SpilledRows | None = None,
     ) -> UUID:
         """Create a NEW campaign holding ``entries`` (type, version, payload, meta) at positions 2, 3, ...
 
@@ -1371,7 +1311,9 @@ class ChronicleApplication(Application[UUID]):
         ``folded`` is the validation's scratch ledger, when the caller has it: it went through
         the campaign fact by fact as the table did, so it holds what the table believed at each
         checkpoint and every correction's reach. It becomes the campaign's first snapshot, and
-        the campaign is then served from that snapshot instead of a refold.
+        the campaign is then served from that snapshot instead of a refold. ``spilled``: the
+        checkpoints ``folded`` spilled as it went (``api.exports.spill``), copied as they are
+        into the snapshot table; a ``folded`` ledger that spilled is used only with them.
         """
         rules = get_ruleset(header["ruleset"])
         limits.check_text(header["name"], "name", limits.MAX_NAME, "a campaign's name")
@@ -1386,9 +1328,21 @@ class ChronicleApplication(Application[UUID]):
             except InvalidInput as exc:
                 raise InvalidInput(f"fact {n}: {exc.message}", field="facts") from None
         campaign = Campaign(name=header["name"], ruleset=header["ruleset"], flags=checked, meta=meta)
-        # paged from the start, holding no window: nothing reads the facts back before the last
-        # batch is saved (the validation's fold is ``folded``), so they need not stay in memory
-        campaign.ledger.attach(self._loader(campaign.id), 0)
+        snapshot = (
+            folded is not None
+            and self.snapshot_writer is not None
+            and folded.last_seq == campaign.ledger.first_seq + len(entries) - 1
+            and folded.ruleset is rules
+            and (spilled is not None or not folded.keeps_stored)
+        )
+        if snapshot:
+            # served from the validation's fold: the campaign's own ledger would only index every
+            # fact again (correlation, causation, idempotency, pins) to be dropped at the end
+            campaign.ledger = _Positions(campaign.ledger)  # type: ignore[assignment]
+        else:
+            # paged from the start, holding no window: nothing reads the facts back before the
+            # last batch is saved, so they need not stay in memory
+            campaign.ledger.attach(self._loader(campaign.id), 0)
         for n, (fact_type, version, payload, fact_meta) in enumerate(entries, start=1):
             campaign.record(Entry(campaign.ledger.next_seq, fact_type, version, payload, fact_meta))
             if n % IMPORT_BATCH == 0:
@@ -1398,16 +1352,14 @@ class ChronicleApplication(Application[UUID]):
         self.save(campaign)
         if progress is not None:
             progress(len(entries))
-        if (
-            folded is not None
-            and self.snapshot_writer is not None
-            and folded.last_seq == campaign.ledger.last_seq
-            and folded.ruleset is rules
-        ):
+        if snapshot:
+            assert folded is not None
+            if spilled is not None:
+                self._store_spilled(campaign.id, folded, spilled)
             capture = folded.capture()
             # the stored facts carry the time they were written; the dry run's did not
             pinned = [e.seq for e in capture.pinned]
-            capture.pinned = self._stored_entries(campaign.id, campaign.ledger, pinned)
+            capture.pinned = self._stored_entries(campaign.id, folded.catalogue, pinned)
             self._store_capture(campaign.id, folded, capture)
             return campaign.id  # served from that snapshot on the first request
         campaign.ledger.attach(self._loader(campaign.id), self.ledger_window)  # stored: trim to the window
@@ -1416,17 +1368,26 @@ class ChronicleApplication(Application[UUID]):
         self._after_load(campaign.id, campaign)
         return campaign.id
 
-    def _stored_entries(self, campaign_id: UUID, ledger: Ledger, seqs: list[int]) -> list[Entry]:
-        """The stored facts at ``seqs`` (ascending): from ``ledger`` where it holds them, the
-        others read from the store in runs (one query for nearby positions, not one each)."""
+    def _store_spilled(self, campaign_id: UUID, ledger: Ledger, spilled: SpilledRows) -> None:
+        """Copy an import's spilled checkpoint rows into the snapshot table, in batches."""
+        rules = ledger.ruleset
+        version, digest, stamp = str(rules.version), ledger.rules_digest(), now()
+        have: dict[str, set[int]] = {CORRECTED_POINTS: set(), RECORDED_POINTS: set()}
+        rows = (
+            SnapshotRow(campaign_id, kind, seq, rules.id, version, digest, stamp, data, through, full)
+            for kind, seq, through, full, data in spilled
+        )
+        while batch := list(itertools.islice(rows, POINTS_BATCH)):
+            self.snapshots.write_points(batch)
+            for row in batch:
+                have[row.kind].add(row.position)
+        self._points_have[campaign_id] = have
+
+    def _stored_entries(self, campaign_id: UUID, catalogue: Catalogue, seqs: list[int]) -> list[Entry]:
+        """The stored facts at ``seqs`` (ascending), read from the store in runs (one query for
+        nearby positions, not one each), upcast by ``catalogue`` as a ledger holds them."""
         got: dict[int, Entry] = {}
-        missing: list[int] = []
-        for seq in seqs:
-            i = seq - ledger.first_seq
-            if ledger.entries.holds(i):
-                got[seq] = ledger.entry(seq)
-            else:
-                missing.append(seq)
+        missing = list(seqs)
         k = 0
         while k < len(missing):
             j = k
@@ -1436,7 +1397,7 @@ class ChronicleApplication(Application[UUID]):
             for e in self._read_facts(campaign_id, gt=missing[k] - 1, lte=missing[j]):
                 if e.seq in wanted:
                     # upcast, as the ledger holds them
-                    e.payload = ledger.catalogue.upcast(e.type, e.version, e.payload)
+                    e.payload = catalogue.upcast(e.type, e.version, e.payload)
                     got[e.seq] = e
             k = j + 1
         return [got[seq] for seq in seqs]
@@ -1749,6 +1710,25 @@ class ChronicleApplication(Application[UUID]):
                 "changes": rulesets.diff_views(ledger.ruleset, ledger.state, state),
                 "refusals": refusals,
             }
+
+
+class _Positions:
+    """Stands in for the ledger of a campaign being imported whose fold is the validation's:
+    it only counts positions (``Campaign.record`` appends each fact to its ledger)."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.first_seq = ledger.first_seq
+        self.last_seq = ledger.last_seq
+        self.catalogue = ledger.catalogue
+
+    @property
+    def next_seq(self) -> int:
+        return self.last_seq + 1
+
+    def append(self, entry: Entry) -> None:
+        if entry.seq != self.next_seq:
+            raise AssertionError(f"fact at {entry.seq} appended after {self.last_seq}")
+        self.last_seq = entry.seq
 
 
 def _check_complete(campaign_id: UUID, campaign: Campaign, last: int) -> None:

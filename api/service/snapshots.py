@@ -44,6 +44,9 @@ from uuid import UUID
 import orjson
 
 from api.service import observability
+from api.service.gcpause import gc_paused
+from domain.checkpoints import OrphanLog, PointLoader, rebuild_rows
+from domain.ledger import MissingFacts
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,7 @@ __all__ = [
     "SnapshotWriter",
     "decode",
     "encode",
+    "point_loader",
     "snapshot_store",
 ]
 
@@ -105,6 +109,53 @@ def decode(data: bytes) -> dict[str, Any]:
     if not isinstance(out, dict):
         raise ValueError("a snapshot is a JSON object")
     return out
+
+
+POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones from
+
+
+def point_loader(
+    rules: Any, every: int, chain: Callable[[int], list[tuple[int, bool, bytes]]], kept_n: int = POINTS_KEPT
+) -> PointLoader:
+    """How a ledger rebuilds a persisted checkpoint of one series: ``chain(position)`` gives its
+    rows (position, full, data), from the last full state at or before it up to it."""
+    # Checkpoints rebuilt lately, each with the rows it was rebuilt from: a later checkpoint of
+    # the same chain starts from the newest one whose rows are a prefix of its own (same
+    # positions, same bytes: a rebuilt state is a function of its rows), so it decodes only
+    # the deltas after it instead of the full state and up to 127 deltas again.
+    kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
+
+    def load(position: int) -> Any:
+        rows = chain(position)
+        if (
+            not rows
+            or rows[-1][0] != position
+            or any(b[0] - a[0] != every for a, b in zip(rows, rows[1:], strict=False))
+        ):
+            raise MissingFacts(f"the stored checkpoint at {position} is incomplete")
+        key = [(p, bytes(data)) for p, _, data in rows]
+        start, k = None, 0
+        for prefix, state, orphans in kept:
+            m = len(prefix)
+            if k < m <= len(key) and key[m - 1] == prefix[-1] and key[:m] == prefix:
+                start, k = (state, orphans), m
+        try:
+            # megabytes of JSON decoded into a burst of acyclic objects: the collector would walk
+            # the whole loaded heap for them, several times
+            with gc_paused():
+                state, orphans = rebuild_rows(
+                    rules,
+                    [(base, decode(data)) for _, base, data in rows[k:]],
+                    None if start is None else (start[0].clone(), start[1]),
+                )
+        except (ValueError, KeyError, TypeError, zlib.error) as exc:
+            raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
+        if k < len(key):
+            kept.append((key, state, orphans))
+            del kept[:-kept_n]
+        return state.clone(), OrphanLog(orphans).view()
+
+    return load
 
 
 class SnapshotStore:

@@ -347,7 +347,7 @@ def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign
     )
     for kind in (CORRECTED, RECORDED):
         assert got.adopt_stored(kind, store.meta(kind), store.loader(kind, every)) == []
-        got.mark_stored(kind, frozenset(store.rows[kind]))
+        got.mark_stored(kind, frozenset(store.rows[kind]), keep_recent=0)
     for i, e in enumerate(source.entries[n:]):
         got.append_checked(
             Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta), e.timestamp)
@@ -358,7 +358,7 @@ def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign
                 del store.rows[CORRECTED][seq]
             for kind in (CORRECTED, RECORDED):
                 store.write(capture, kind)
-                got.mark_stored(kind, frozenset(store.rows[kind]))
+                got.mark_stored(kind, frozenset(store.rows[kind]), keep_recent=0)
     assert got.converged, "a correction's refold rejoined the present fold"
     assert store.loads, "persisted checkpoints were rebuilt"
     positions = sorted(random.Random(seed).sample(range(source.first_seq, source.last_seq + 1), 12))
