@@ -98,3 +98,42 @@ def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
         assert (res.revoked, res.amended, res.ruling_values) == (ref.revoked, ref.amended, ref.ruling_values)
     finally:
         app.close()
+
+
+def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
+    store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next page is read on a thread while the current one is folded: a store that fails
+    on a later page fails the load with the store's own error (not a hang, not a short
+    campaign), nothing is cached, and the next load reads the whole campaign."""
+    gen = CampaignGenerator(600, seed=5)
+    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
+    settings = Settings(database_url=store.database_url, snapshot_every=0)
+    writer = open_application(settings)
+    try:
+        cid: UUID = writer.import_campaign(HEADER, facts)
+    finally:
+        writer.close()
+
+    app = open_application(settings)
+    try:
+        real = type(app.recorder)
+        failing = {"after": 3 * PAGE}
+
+        class Failing(real):  # type: ignore[misc,valid-type]
+            def select_events(self, *args: Any, **kwargs: Any) -> Any:
+                if (kwargs.get("gt") or 0) >= failing["after"]:
+                    raise OSError("the store went away")
+                return super().select_events(*args, **kwargs)
+
+        app.recorder.__class__ = Failing
+        with pytest.raises(OSError, match="the store went away"):
+            app.ledger(cid)
+        assert cid not in app._campaigns
+        failing["after"] = 1 << 62
+        ledger = app.ledger(cid)
+        assert ledger.last_seq == len(facts) + 1
+        assert dict(ledger.orphans) == dict(folded_in_memory(facts).orphans)
+    finally:
+        app.close()
