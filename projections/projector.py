@@ -14,7 +14,7 @@ creatures and encounters whose view changed are viewed and written, and those a 
 removed are deleted. Which may have changed is what the fold's state journaled since the rows
 were last derived (:meth:`~domain.core.state.TableState.journal_changes`, read from
 :meth:`~domain.ledger.Ledger.present`: the present is not handed out, so not cloned before the
-next fold; :func:`_changed_since` for a fold a correction rewound), plus the views that read what changed
+next fold; :func:`_changed_since` for a fold a correction took back), plus the views that read what changed
 besides the object (:func:`_context`: every view when the flags change; when the active
 encounter or its participants change, those participants' and the encounters active before and
 after), plus the ended encounters whose participants changed (their views list the
@@ -374,7 +374,7 @@ def _changed_since(
     """The creatures and encounters whose views may differ from those ``shown`` holds, from the
     journal just taken (None: not known, compare every view). The journal reports the changes
     since the state it continues; when that is older than the one the rows show (the fold
-    rewound to a checkpoint for a correction), the journals of the batches between are added."""
+    taken back to a checkpoint for a correction), the journals of the batches between are added."""
     if not shown.known or not shown.token or not journal.since:
         return None
     creatures, encounters = dict.fromkeys(journal.creatures), dict.fromkeys(journal.encounters)
@@ -389,7 +389,7 @@ def _changed_since(
     return list(creatures), list(encounters)
 
 
-JOURNALS_KEPT = 64  # per campaign: how far back a rewound fold's journal can be joined to the rows
+JOURNALS_KEPT = 64  # per campaign: how far back a fold taken back's journal can be joined to the rows
 
 
 class Projector:
