@@ -609,6 +609,10 @@ async def _filled(info: Info, rec: data.FactRecord) -> None:
         return
     group = rec.page if rec.page is not None else [rec]
     key = ("fill", rec.campaign_id, id(group))
+    # the group lives as long as the operation's cache: its id is never reused by another group
+    # (a Fact by id has a one-record list of its own, freed after its fill; the next Fact's list
+    # took its id, found that fill done and was never filled)
+    ctx.cache_of(info).setdefault(("fill-group", id(group)), group)
     await ctx.cached(info, key, data.fill, ctx.app_of(info), rec.campaign_id, group)
 
 
