@@ -627,13 +627,13 @@ class ChronicleApplication(Application[UUID]):
         query, each read once; the campaign's version follows the pages read. The next page is
         read on a thread while the caller folds the current one (the drivers release the GIL
         while they wait on the store): one page ahead at most, its errors raised here.
-        ``freeze``: once ``FREEZE_AFTER`` facts are read, one full collection, then the heap
-        built so far is frozen after each page."""
+        ``freeze``: once ``FREEZE_AFTER`` facts are read, the heap built so far is collected and
+        frozen after each page."""
 
         def read(after: int) -> list[Entry]:
             return self._read_facts(campaign_id, gt=after, lte=upto, limit=LOAD_PAGE)
 
-        loaded, collected = 0, False
+        loaded = 0
         after = campaign.version
         if upto is not None and after >= upto:
             return
@@ -648,13 +648,14 @@ class ChronicleApplication(Application[UUID]):
                 campaign.version = last
                 campaign.modified_on = datetime.fromisoformat(batch[-1].timestamp)
                 loaded += len(batch)
-                if freeze and loaded >= FREEZE_AFTER:
+                if freeze and loaded >= FREEZE_AFTER and gc.isenabled():
                     # each full collection the allocations trigger would otherwise walk every fact
-                    # loaded so far (at 100k facts they took 8 of a 35 s cold load): one
-                    # collection, then each page is frozen (frozen objects are never walked)
-                    if not collected:
-                        gc.collect()
-                        collected = True
+                    # loaded so far (at 100k facts they took 8 of a 35 s cold load): each page is
+                    # frozen (frozen objects are never walked) after a collection, which walks only
+                    # what was not frozen yet, so no garbage is frozen for good. While another
+                    # thread pauses the collector (gc_paused), garbage dropped meanwhile is not
+                    # collected: nothing is frozen then (the end of the load collects and freezes).
+                    gc.collect()
                     gc.freeze()
                 if not more:
                     return
