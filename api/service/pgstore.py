@@ -168,8 +168,15 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         # identifiers) its statements on every call; these are plain strings from the start.
         table = SQL("{}.{}").format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
         name = table.as_string(None)
-        one = f"SELECT * FROM {name} WHERE originator_id = %s AND originator_version > %s"
-        self._beside_statement = f"{one} UNION ALL {one}"
+        # One scan with OR, not a UNION ALL of two: the statement is prepared, and PostgreSQL's
+        # generic plan for the UNION (it cannot see the versions: a few hundred rows a branch, it
+        # guesses) was a Parallel Append under a Gather -- two workers started per request, about
+        # 7 ms of every request at 100k facts (bench QRY: one character's HP 3.7 -> 13 ms). The OR
+        # is a BitmapOr of two index scans in a single process: 0.1 ms.
+        self._beside_statement = (
+            f"SELECT * FROM {name} WHERE (originator_id = %s AND originator_version > %s)"
+            " OR (originator_id = %s AND originator_version > %s)"
+        )
         self._select_statements = {
             (gt, lte, desc, limit): "".join(
                 (

@@ -319,17 +319,15 @@ def test_persisted_checkpoints_a_later_correction_reads_differently_are_refused(
     assert readings(got, positions) == readings(lived, positions)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign(seed: int) -> None:
-    """An import's dry run (``append_checked``: a correction's refold is compared with the
-    present fold checkpoint by checkpoint, ``_fold_converging``) on a ledger whose checkpoints
-    are persisted as it goes -- each capture's rows written, the rows a refold replaced
-    deleted, the stored ones kept in storage only: the same state, orphans, outcomes and as-of
-    answers as the ledger that lived through the campaign. (The present, read during a
-    refold, once cached its stored checkpoints under its reading where the refold's copy would
-    find them after it was persisted: seed 1 then read another state, seed 2 refused a fact.)"""
-    every = 16
-    source = generated(900, seed)
+RESTORED_EVERY = 16
+
+
+def restored_from_a_third(size: int, seed: int, **marking: int) -> tuple[Ledger, Ledger, PointStore, int]:
+    """A generated campaign (the lived ledger), and a ledger restored from the capture of its
+    first third, checkpoints every 16 facts persisted in ``PointStore`` and kept in storage only
+    (``mark_stored(**marking)``), a window of 8 facts: (lived, restored, store, facts restored)."""
+    every = RESTORED_EVERY
+    source = generated(size, seed)
     n = len(source.entries) // 3
     store = PointStore()
     capture = prefix(source, n, every).capture()
@@ -347,7 +345,20 @@ def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign
     )
     for kind in (CORRECTED, RECORDED):
         assert got.adopt_stored(kind, store.meta(kind), store.loader(kind, every)) == []
-        got.mark_stored(kind, frozenset(store.rows[kind]), keep_recent=0)
+        got.mark_stored(kind, frozenset(store.rows[kind]), **marking)
+    return source, got, store, n
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_dry_run_fold_over_persisted_checkpoints_reads_like_the_lived_campaign(seed: int) -> None:
+    """An import's dry run (``append_checked``: a correction's refold is compared with the
+    present fold checkpoint by checkpoint, ``_fold_converging``) on a ledger whose checkpoints
+    are persisted as it goes -- each capture's rows written, the rows a refold replaced
+    deleted, the stored ones kept in storage only: the same state, orphans, outcomes and as-of
+    answers as the ledger that lived through the campaign. (The present, read during a
+    refold, once cached its stored checkpoints under its reading where the refold's copy would
+    find them after it was persisted: seed 1 then read another state, seed 2 refused a fact.)"""
+    source, got, store, n = restored_from_a_third(900, seed, keep_recent=0)
     for i, e in enumerate(source.entries[n:]):
         got.append_checked(
             Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta), e.timestamp)
@@ -371,29 +382,10 @@ def test_checkpoints_refolded_while_a_capture_was_written_are_not_marked_stored(
     outside it, then marks them stored. A correction that refolds in between replaces the
     checkpoints at those positions with its own: marking them stored would drop their states
     and rebuild them later from the rows of the old reading. Answers stay the lived ledger's."""
-    every = 16
-    source = generated(700, seed)
-    n = len(source.entries) // 3
-    store = PointStore()
-    capture = prefix(source, n, every).capture()
-    for kind in (CORRECTED, RECORDED):
-        store.write(capture, kind)
-    got = Ledger.restore(
-        RULES,
-        {},
-        json.loads(json.dumps(capture.to_json())),
-        Store(source).load,
-        first_seq=source.first_seq,
-        window=8,
-        checkpoint_every=every,
-        full_every=4,
-    )
-    for kind in (CORRECTED, RECORDED):
-        assert got.adopt_stored(kind, store.meta(kind), store.loader(kind, every)) == []
-        got.mark_stored(kind, frozenset(store.rows[kind]))
+    source, got, store, n = restored_from_a_third(700, seed)
     for e in source.entries[n:]:
         got.append(Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta), e.timestamp))
-    lived = prefix(source, len(source.entries), every)
+    lived = prefix(source, len(source.entries), RESTORED_EVERY)
     capture = got.capture()  # under the lock; then a request's correction, reaching back
     target = next(e.seq for e in source.entries[n:] if e.type == "AttackMade")
     revoke = {"target": target, "reason": "never", "cascade": "fact"}
