@@ -6,6 +6,13 @@ same a mutation gave when the fact was recorded, until a correction changes it.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import SimpleNamespace
+from uuid import UUID
+
 from fastapi.testclient import TestClient
 
 from api.http.app import create_app
@@ -16,6 +23,36 @@ from tests.graphql_helpers import GQL, create_campaign, gid, pc
 HISTORY = """query($id: ID!, $after: String) { node(id: $id) { ... on Campaign {
   history(first: 2, after: $after) { edges { cursor node { position type outcome status } } }
   log(last: 3) { edges { node { position text status } } } } } }"""
+
+
+@dataclass
+class Struck:
+    """A campaign served in memory where Vex took one blow per amount (``positions``: theirs)."""
+
+    app: ChronicleApplication
+    g: GQL
+    cid: str
+    gm: str
+    vex: str
+    campaign: str
+    positions: list[int]
+
+
+@contextmanager
+def vex_struck(amounts: Iterable[int]) -> Iterator[Struck]:
+    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
+        g = GQL(client)
+        cid, gm = create_campaign(g)
+        vex = pc(g, cid, gm, "Vex")
+        campaign = gid("Campaign", cid, cid)
+        positions = [
+            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)["facts"][0][
+                "position"
+            ]
+            for n in amounts
+        ]
+        yield Struck(app, g, cid, gm, vex, campaign, positions)
 
 
 def test_history_pages_show_outcomes_and_lines_as_corrected() -> None:
@@ -60,14 +97,8 @@ def test_a_page_by_position_reads_only_its_own_facts(monkeypatch) -> None:  # ty
     (issue 21); a filter on content (a character, types) still scans, with the same answers."""
     from api.graphql import data
 
-    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        cid, gm = create_campaign(g)
-        vex = pc(g, cid, gm, "Vex")
-        campaign = gid("Campaign", cid, cid)
-        for n in range(1, 8):
-            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)
+    with vex_struck(range(1, 8)) as t:
+        g, cid, gm, campaign = t.g, t.cid, t.gm, t.campaign
         pages = """query($id: ID!, $after: String, $at: Int!) { node(id: $id) { ... on Campaign {
           history(first: 3, after: $after) { totalCount edges { cursor node { position type } }
             pageInfo { hasNextPage hasPreviousPage } }
@@ -119,14 +150,8 @@ def test_a_page_folds_only_when_it_shows_outcomes_or_lines(monkeypatch) -> None:
     shows them folds once for all its facts, and its answers are those of the eager page."""
     from api.graphql import data
 
-    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        cid, gm = create_campaign(g)
-        vex = pc(g, cid, gm, "Vex")
-        campaign = gid("Campaign", cid, cid)
-        for n in range(1, 6):
-            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)
+    with vex_struck(range(1, 6)) as t:
+        g, cid, gm, campaign = t.g, t.cid, t.gm, t.campaign
         fills: list[list[int]] = []
         filling = data.fill
 
@@ -161,3 +186,64 @@ def test_a_page_folds_only_when_it_shows_outcomes_or_lines(monkeypatch) -> None:
         )["node"]
         assert one == {"outcome": blows[1]["outcome"], "line": blows[1]["line"]}
         assert fills[1:] == [[4]]
+
+
+# Outcomes and lines are filled once per page per operation, keyed by ``id()`` of the page's
+# list. A Fact asked by its id has no page: its one-record list was made per call and freed after
+# its fill, so the next Fact's list could take the same id, find that fill done in the
+# operation's cache and never be filled (aliased Facts asking ``line`` answered '' for most of
+# them). Each group now lives as long as the operation's cache.
+
+
+def test_facts_by_id_aliased_in_one_operation_each_get_their_outcome_and_line() -> None:
+    with vex_struck(range(1, 9)) as t:
+        g, cid, gm, positions = t.g, t.cid, t.gm, t.positions
+        for shown in ("line", "outcome line"):
+            fields = " ".join(
+                f'f{p}: node(id: "{gid("Fact", cid, str(p))}") {{ ... on Fact {{ {shown} }} }}'
+                for p in positions
+            )
+            for _ in range(3):
+                got = g.ok("query { " + fields + " }", {}, gm)
+                for n, p in enumerate(positions, start=1):
+                    node = got[f"f{p}"]
+                    assert "Vex" in node["line"], (p, shown, node)  # was '' for most of them
+                    if "outcome" in shown:
+                        assert node["outcome"]["amount"] == n, (p, node)
+
+
+def test_two_history_pages_in_one_operation_each_get_their_outcomes() -> None:
+    with vex_struck(range(1, 9)) as t:
+        g, gm, campaign = t.g, t.gm, t.campaign
+        query = """query($id: ID!) { node(id: $id) { ... on Campaign {
+          a: history(first: 4) { edges { node { position outcome line } } }
+          b: history(last: 4) { edges { node { position outcome line } } }
+          c: history(first: 4) { edges { node { position outcome line } } } } } }"""
+        for _ in range(3):
+            got = g.ok(query, {"id": campaign}, gm)["node"]
+            for alias in "abc":
+                for e in got[alias]["edges"]:
+                    node = e["node"]
+                    if node["position"] > 2:
+                        assert node["outcome"] is not None, (alias, node)
+                        assert node["line"], (alias, node)
+
+
+def test_facts_filled_one_after_the_other_in_one_operation_each_get_their_own_fill() -> None:
+    """The same, without the timing of a GraphQL execution: two Facts filled one after the other
+    in one operation (as the resolvers of two aliased ``node`` fields may run)."""
+    from api.graphql import data
+    from api.graphql.types import _filled
+
+    with vex_struck((1, 2, 3)) as t:
+        positions = t.positions
+        records = data.history_records(t.app, UUID(t.cid), range(positions[0], positions[-1] + 1))
+        info = SimpleNamespace(context={"application": t.app})
+
+        async def one_after_the_other() -> None:
+            for r in records:
+                await _filled(info, r)  # type: ignore[arg-type]
+
+        asyncio.run(one_after_the_other())
+        assert [r.filled for r in records] == [True, True, True]
+        assert [r.outcome["amount"] for r in records] == [1, 2, 3]  # type: ignore[index]
