@@ -138,14 +138,21 @@ class Orphans(Mapping[int, str]):
             yield from chunk[:left] if left < len(chunk) else chunk
             left -= len(chunk)
 
-    def pairs(self) -> Iterator[tuple[int, str]]:
-        left = self._n
-        for seqs, reasons in zip(self._log._seqs, self._log._reasons, strict=True):
+    def pairs(self, start: int = 0) -> Iterator[tuple[int, str]]:
+        """(position, reason) of the orphans, in order, from the ``start``-th one (counted from
+        0): only the chunks from there on are walked (every chunk but the last holds ``CHUNK``)."""
+        left = self._n - start
+        if left <= 0:
+            return
+        k, skip = divmod(start, CHUNK)
+        log = self._log
+        for seqs, reasons in zip(log._seqs[k:], log._reasons[k:], strict=True):
+            take = min(left, len(seqs) - skip)
+            yield from zip(seqs[skip : skip + take], reasons[skip : skip + take], strict=True)
+            left -= take
+            skip = 0
             if left <= 0:
                 return
-            take = min(left, len(seqs))
-            yield from zip(seqs[:take], reasons[:take], strict=True)
-            left -= take
 
     def since(self, seq: int) -> list[int]:
         """The orphaned positions at or after ``seq``."""
@@ -620,8 +627,10 @@ def orphan_delta(before: Orphans, after: Orphans) -> tuple[int, list[tuple[int, 
                 keep += 1
             if m < CHUNK:
                 break
-    added = [pair for k, pair in enumerate(after.pairs()) if k >= keep]
-    return keep, added
+    # only what follows the common prefix is walked (after an early correction the prefix is
+    # tens of thousands of orphans, and every checkpoint after it is written as a delta:
+    # walking it from the start was 15 of 27 s of a snapshot write at 100k facts)
+    return keep, list(after.pairs(keep))
 
 
 def rebuild(
