@@ -29,3 +29,12 @@ def test_what_orjson_refuses_is_read_by_the_standard_library() -> None:
     back = decode(encode(data))
     assert back["huge"] == 2**70 and back["negative"] == -(2**80)
     assert math.isnan(back["nan"]) and back["inf"] == math.inf
+
+
+def test_an_integer_past_64_bits_alone_stays_an_integer() -> None:
+    """orjson reads such an integer as a float without complaint (nothing else in the row makes
+    it refuse the row): the decoder must not let it."""
+    for n in (2**64, -(2**63) - 1, 10**30, -(10**25)):
+        back = decode(encode({"n": n, "list": [n, 1]}))
+        assert back == {"n": n, "list": [n, 1]} and type(back["n"]) is int
+    assert decode(encode({"x": 0.12345678901234568})) == {"x": 0.12345678901234568}
