@@ -829,26 +829,24 @@ class ChronicleApplication(Application[UUID]):
 
     def _store_capture(self, campaign_id: UUID, ledger: Ledger, capture: Capture) -> None:
         """Write a capture's rows: the checkpoints whose reading changed since the last capture
-        are deleted, the new ones written (deltas where they can be), then the fold snapshot."""
+        are deleted, then the fold snapshot itself is written, then the new checkpoints (deltas
+        where they can be).
+
+        The fold snapshot goes first: it is what a fresh process (a replica, a restart) starts
+        from, and after an early correction the checkpoints to write are hundreds (every one
+        after the corrected position), which took most of a write (at 100k facts, 386 rows).
+        A checkpoint not written yet only makes a fresh process fold a little further back;
+        a fold snapshot not written makes it fold everything after the last one. The stale
+        checkpoints are deleted before the fold snapshot is written, so no process ever reads
+        a checkpoint of the old reading beside the new fold. When the writer is asked for a
+        newer snapshot of this campaign meanwhile, the checkpoints left are written by that
+        one (from its newer capture), not by this one."""
         rules = ledger.ruleset
         version, digest, stamp = str(rules.version), ledger.rules_digest(), now()
         have = self._points_have.setdefault(campaign_id, {CORRECTED_POINTS: set(), RECORDED_POINTS: set()})
         if capture.refolded_from < INF:
             self.snapshots.delete(campaign_id, CORRECTED_POINTS, capture.refolded_from, since=True)
             have[CORRECTED_POINTS] = {p for p in have[CORRECTED_POINTS] if p < capture.refolded_from}
-        for kind in (CORRECTED_POINTS, RECORDED_POINTS):
-            done = set(have[kind])
-            rows = (
-                SnapshotRow(
-                    campaign_id, kind, seq, rules.id, version, digest, stamp, encode(data), through, full
-                )
-                for seq, through, full, data in capture.point_rows(kind, done)
-            )
-            while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
-                self.snapshots.write_points(batch)
-                self._pause_point()
-            have[kind] = done
-        self._pause_point()
         self.snapshots.write(
             SnapshotRow(
                 campaign_id,
@@ -862,6 +860,25 @@ class ChronicleApplication(Application[UUID]):
             )
         )
         self._snapshot_at[campaign_id] = max(self._snapshot_at.get(campaign_id, 1), capture.position)
+        writer = self.snapshot_writer
+        for kind in (CORRECTED_POINTS, RECORDED_POINTS):
+            done = set(have[kind])  # point_rows adds each row it yields: every one is written below
+            rows = (
+                SnapshotRow(
+                    campaign_id, kind, seq, rules.id, version, digest, stamp, encode(data), through, full
+                )
+                for seq, through, full, data in capture.point_rows(kind, done)
+            )
+            superseded = False
+            while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
+                self.snapshots.write_points(batch)
+                self._pause_point()
+                if writer is not None and writer.asked_again(campaign_id):
+                    superseded = True
+                    break
+            have[kind] = done
+            if superseded:
+                return
 
     def _giving_way(self) -> contextlib.AbstractContextManager[None]:
         """A command's block: the snapshot writer waits at its pause points while it runs."""

@@ -17,9 +17,12 @@ from uuid import UUID
 
 import pytest
 
+from api.service import application as application_module
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
+from api.service.snapshots import CORRECTED as CORRECTED_POINTS
 from api.service.snapshots import FOLD, SnapshotRow
+from api.service.snapshots import RECORDED as RECORDED_POINTS
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
 from domain.ledger import INF
@@ -370,3 +373,72 @@ def test_a_stored_checkpoint_rebuilt_from_one_rebuilt_before_it_is_the_same(open
             assert rules.dump_state(state) == rules.dump_state(cold_state), (kind, p)
             assert dict(orphans) == dict(cold_orphans), (kind, p)
             state.creatures.clear()  # a private copy: changing it changes no later answer
+
+
+def _revoke_early(app: ChronicleApplication, cid: UUID) -> int:
+    early = next(e.seq for e in app.ledger(cid).entries if e.type == "AttackMade")
+    assert app.ledger(cid).last_seq - early >= app.snapshot_every
+    return app.revoke(cid, early, "that attack never happened", cascade="fact").position
+
+
+def test_the_fold_snapshot_of_a_far_reaching_correction_is_stored_before_its_checkpoints(opened: Any) -> None:
+    """After an early correction every later checkpoint is written again (hundreds of rows in a
+    long campaign). The fold snapshot goes first: a process stopped while the checkpoints are
+    written still leaves a snapshot under the correction, and a fresh process starts from it."""
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    app.write_snapshot(cid)
+    writer = app.snapshot_writer
+    assert writer is not None and writer.flush(60)
+
+    def stopped(rows: list[SnapshotRow]) -> None:  # the process stops before any checkpoint row
+        raise RuntimeError("stopped")
+
+    app.snapshots.write_points = stopped  # type: ignore[method-assign]
+    revoked = _revoke_early(app, cid)
+    assert writer.flush(60) and writer.failed == 1
+    assert app.snapshots.latest(cid, FOLD)[0].position == revoked
+    fresh = opened()
+    got = everything(fresh, cid)  # as-of included: the missing checkpoints are folded around
+    assert fresh.cache_stats["from_snapshot"] == 1
+    assert fresh.ledger(cid).refolded_from == INF  # restored under the revocation: nothing refolded
+    assert got == scratch(opened, cid)
+
+
+def test_a_newer_snapshot_of_the_campaign_takes_over_the_checkpoints_left(
+    opened: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a snapshot's checkpoints are written, a newer snapshot of the same campaign is
+    asked for: the write in progress stops after its batch, and the newer one (its fold first)
+    writes the rest from its own capture. Nothing is lost: every checkpoint ends up stored."""
+    monkeypatch.setattr(application_module, "POINTS_BATCH", 1)
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    app.write_snapshot(cid)
+    writer = app.snapshot_writer
+    assert writer is not None and writer.flush(60)
+    order: list[str] = []
+    write_points, write = app.snapshots.write_points, app.snapshots.write
+
+    def points(rows: list[SnapshotRow]) -> None:
+        if not any(what.startswith("corrected") for what in order):  # the first after the correction
+            writer.request(cid, app._campaigns[cid])
+        order.extend(f"{r.kind}@{r.position}" for r in rows)
+        write_points(rows)
+
+    def fold(row: SnapshotRow) -> None:
+        order.append(f"fold@{row.position}")
+        write(row)
+
+    app.snapshots.write_points = points  # type: ignore[method-assign]
+    app.snapshots.write = fold  # type: ignore[method-assign]
+    _revoke_early(app, cid)
+    assert writer.flush(60) and writer.failed == 0
+    folds = [i for i, what in enumerate(order) if what.startswith("fold@")]
+    assert order[0].startswith("fold@") and order[1].startswith("corrected@"), order
+    assert folds[:2] == [0, 2], order  # one checkpoint row, then the newer snapshot's fold
+    ledger = app.ledger(cid)
+    stored = {(kind, p) for kind, p, *_ in app.snapshots.points(cid)}
+    for kind, series in ((CORRECTED_POINTS, ledger._checkpoints), (RECORDED_POINTS, ledger._recorded)):
+        assert {(kind, p.seq) for p in series.points if p is not None} <= stored
+    assert everything(opened(), cid) == scratch(opened, cid)

@@ -120,3 +120,20 @@ def test_a_failed_command_gives_way_no_longer(rows: Rows) -> None:
         raise RuntimeError("refused")
     writer.request(uuid4(), "x")
     assert writer.flush(timeout=WAIT) and len(rows.stored) == 3
+
+
+def test_a_write_in_progress_can_tell_that_a_newer_snapshot_of_its_campaign_waits(rows: Rows) -> None:
+    writer = rows.writer
+    assert writer is not None
+    a, b = uuid4(), uuid4()
+    with writer.giving_way():  # the write of a starts, then gives way at its first row
+        writer.request(a, "first")
+        assert _until(lambda: writer.waiting)
+        assert not writer.asked_again(a)
+        writer.request(b, "other")
+        assert not writer.asked_again(a)  # another campaign's snapshot is no reason to stop
+        writer.request(a, "newer")
+        assert writer.asked_again(a)
+    assert writer.flush(WAIT)
+    assert not writer.asked_again(a)
+    assert [(cid, c) for cid, c, row in rows.stored if row == 0] == [(a, "first"), (b, "other"), (a, "newer")]
