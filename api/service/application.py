@@ -840,7 +840,8 @@ class ChronicleApplication(Application[UUID]):
         checkpoints are deleted before the fold snapshot is written, so no process ever reads
         a checkpoint of the old reading beside the new fold. When the writer is asked for a
         newer snapshot of this campaign meanwhile, the checkpoints left are written by that
-        one (from its newer capture), not by this one."""
+        one (from its newer capture), not by this one; when it is closing, they are left
+        (``SnapshotWriter.cut_short``)."""
         rules = ledger.ruleset
         version, digest, stamp = str(rules.version), ledger.rules_digest(), now()
         have = self._points_have.setdefault(campaign_id, {CORRECTED_POINTS: set(), RECORDED_POINTS: set()})
@@ -861,7 +862,13 @@ class ChronicleApplication(Application[UUID]):
         )
         self._snapshot_at[campaign_id] = max(self._snapshot_at.get(campaign_id, 1), capture.position)
         writer = self.snapshot_writer
+
+        def cut_short() -> bool:
+            return writer is not None and writer.cut_short(campaign_id)
+
         for kind in (CORRECTED_POINTS, RECORDED_POINTS):
+            if cut_short():
+                return
             done = set(have[kind])  # point_rows adds each row it yields: every one is written below
             rows = (
                 SnapshotRow(
@@ -869,16 +876,12 @@ class ChronicleApplication(Application[UUID]):
                 )
                 for seq, through, full, data in capture.point_rows(kind, done)
             )
-            superseded = False
             while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
                 self.snapshots.write_points(batch)
                 self._pause_point()
-                if writer is not None and writer.asked_again(campaign_id):
-                    superseded = True
+                if cut_short():
                     break
             have[kind] = done
-            if superseded:
-                return
 
     def _giving_way(self) -> contextlib.AbstractContextManager[None]:
         """A command's block: the snapshot writer waits at its pause points while it runs."""

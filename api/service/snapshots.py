@@ -518,6 +518,7 @@ class SnapshotWriter:
         self._cond = threading.Condition()
         self._busy = False
         self._stopped = False
+        self._closing = False
         self._commands = 0  # commands in progress (inside giving_way)
         self._yield_left = give_way_s  # of the write in progress
         self.give_way_s = give_way_s
@@ -576,11 +577,12 @@ class SnapshotWriter:
                 self._thread.start()
             self._cond.notify()
 
-    def asked_again(self, campaign_id: UUID) -> bool:
-        """Whether a newer snapshot of the campaign is waiting (the write in progress may leave
-        the rest of its work to it)."""
+    def cut_short(self, campaign_id: UUID) -> bool:
+        """Whether the write in progress should stop after its fold snapshot (its checkpoint rows
+        left): a newer snapshot of the campaign waits (it writes them from its newer capture),
+        or the writer is closing (the time left goes to the fold snapshots still pending)."""
         with self._cond:
-            return campaign_id in self._pending
+            return self._closing or campaign_id in self._pending
 
     def pending(self) -> int:
         with self._cond:
@@ -598,7 +600,10 @@ class SnapshotWriter:
         return True
 
     def close(self, timeout: float = 10.0) -> None:
-        """Write what is pending (up to ``timeout``; 0: drop it), then stop."""
+        """Write what is pending (up to ``timeout``; 0: drop it), then stop. While closing, each
+        write stores its fold snapshot and leaves its checkpoint rows (see :meth:`cut_short`)."""
+        with self._cond:
+            self._closing = True
         if timeout > 0:
             self.flush(timeout)
         with self._cond:

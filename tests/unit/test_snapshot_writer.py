@@ -129,11 +129,36 @@ def test_a_write_in_progress_can_tell_that_a_newer_snapshot_of_its_campaign_wait
     with writer.giving_way():  # the write of a starts, then gives way at its first row
         writer.request(a, "first")
         assert _until(lambda: writer.waiting)
-        assert not writer.asked_again(a)
+        assert not writer.cut_short(a)
         writer.request(b, "other")
-        assert not writer.asked_again(a)  # another campaign's snapshot is no reason to stop
+        assert not writer.cut_short(a)  # another campaign's snapshot is no reason to stop
         writer.request(a, "newer")
-        assert writer.asked_again(a)
+        assert writer.cut_short(a)
     assert writer.flush(WAIT)
-    assert not writer.asked_again(a)
+    assert not writer.cut_short(a)
     assert [(cid, c) for cid, c, row in rows.stored if row == 0] == [(a, "first"), (b, "other"), (a, "newer")]
+
+
+def test_a_closing_writer_still_writes_what_is_pending_but_cuts_each_write_short() -> None:
+    """On shutdown the time left goes to the fold snapshots pending: each write is told to leave
+    its checkpoint rows (``cut_short``), and none is dropped."""
+    seen: list[tuple[UUID, bool]] = []
+    writer: SnapshotWriter | None = None
+
+    def write(cid: UUID, campaign: Any) -> bool:
+        assert writer is not None
+        seen.append((cid, writer.cut_short(cid)))
+        return True
+
+    writer = SnapshotWriter(write)
+    a, b = uuid4(), uuid4()
+    with writer.giving_way():  # a command in progress: both requests wait
+        writer.request(a, "a")
+        writer.request(b, "b")
+        assert _until(lambda: writer.waiting)
+        closing = threading.Thread(target=writer.close, kwargs={"timeout": WAIT})
+        closing.start()
+        assert _until(lambda: writer._closing)
+    closing.join(WAIT)
+    assert seen == [(a, True), (b, True)]
+    assert writer.written == 2
