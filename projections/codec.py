@@ -47,6 +47,8 @@ def _unescape(match: re.Match[str]) -> str:
 
 def encode_text(value: str) -> str:
     """``value`` with NUL, surrogates and U+E000 escaped (unchanged when it has none)."""
+    if value.isascii() and "\x00" not in value:  # (isascii reads a flag: no scan)
+        return value
     return _UNSAFE.sub(_escape, value) if _UNSAFE.search(value) else value
 
 
@@ -85,8 +87,11 @@ def dumps(value: Any) -> str:
     """JSON text that both stores accept for any JSON-like value (the common case costs one dump)."""
     text = _dump_fast(value)
     # json escapes NUL as \u0000 and writes non-finite floats as bare NaN/Infinity; a string
-    # that merely contains such text only takes the slow path, which is exact as well.
-    if "\\u0000" in text or "NaN" in text or "Infinity" in text or _UNSAFE.search(text):
+    # that merely contains such text only takes the slow path, which is exact as well. ASCII
+    # text (known without a scan) holds no surrogate and no U+E000: no search for them.
+    if "\\u0000" in text or "NaN" in text or "Infinity" in text:
+        return _dump_safe(encode_json(value))
+    if not text.isascii() and _UNSAFE.search(text):
         return _dump_safe(encode_json(value))
     return text
 

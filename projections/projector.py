@@ -569,7 +569,9 @@ class Projector:
             raise _AtFact(readings[-1].entry.seq + 1 if readings else None, exc) from exc
         cid = str(campaign.id)
         nids = self._notification_ids.get(campaign.id, {})
-        shown = self._shown.setdefault(campaign.id, {p: _Shown() for p in PROJECTIONS})
+        shown = self._shown.get(campaign.id)
+        if shown is None:  # (not built per call: four _Shown and their arrays per campaign and batch)
+            shown = self._shown[campaign.id] = {p: _Shown() for p in PROJECTIONS}
         # After a correction the fold reports every fact from the earliest one it reaches; only
         # the rows that read differently now are written (a digest of each row as last written).
         facts, log = shown["facts"], shown["log"]

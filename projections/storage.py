@@ -382,7 +382,7 @@ class ViewStore:
                 try:  # the common case: every row writes; no savepoint (two round trips less)
                     with self._transaction():
                         self._move_tracking(moves, batch.quarantined)
-                        self._write_rows(batch)
+                        self._write_rows(batch, fresh=True)
                         self._record_quarantine(batch.failed.values())
                     return True
                 except _Stale:
@@ -429,17 +429,38 @@ class ViewStore:
                 position, notification_id = batch.starts.get(cid, (None, None))
                 batch.failed[cid] = Failure(cid, position, notification_id, describe(exc))
 
-    def _write_rows(self, batch: Batch) -> None:
+    def _write_rows(self, batch: Batch, fresh: bool = False) -> None:
+        """The batch's deletions and rows. ``fresh``: the history and log rows of notifications
+        past the batch's tracking (its new facts) are taken to be new rows and inserted
+        without a conflict check where the store has a cheaper way (:meth:`_insert_new`); if
+        one exists after all (``chronicle rebuild --campaign`` writes a campaign's rows ahead
+        of the followers' tracking), the insert fails and :meth:`write` writes the batch again
+        campaign by campaign, every row upserted. Rewrites of earlier facts are upserted."""
         self._delete("view_creatures", batch.creatures_gone, batch.replaced.get("creatures"))
         self._delete("view_encounters", batch.encounters_gone, batch.replaced.get("encounters"))
-        self._upsert_all(
-            [
-                ("view_creatures", [r for rows in batch.creatures.values() for r in rows]),
-                ("view_encounters", [r for rows in batch.encounters.values() for r in rows]),
-                ("view_facts", list(batch.facts.values())),
-                ("view_log", list(batch.log.values())),
-            ]
-        )
+        tables = [
+            ("view_creatures", [r for rows in batch.creatures.values() for r in rows]),
+            ("view_encounters", [r for rows in batch.encounters.values() for r in rows]),
+        ]
+        for name, table, rows in (("facts", "view_facts", batch.facts), ("log", "view_log", batch.log)):
+            if not fresh or name not in batch.tracking:
+                tables.append((table, list(rows.values())))
+                continue
+            past = batch.tracking[name][0]
+            new = [r for r in rows.values() if (r.get("notification_id") or 0) > past]
+            if len(new) < self.insert_new_from:
+                tables.append((table, list(rows.values())))
+                continue
+            tables.append((table, [r for r in rows.values() if not (r.get("notification_id") or 0) > past]))
+            self._insert_new(table, new)
+        self._upsert_all(tables)
+
+    # a table's new rows go through :meth:`_insert_new` from this many (fewer: one upsert statement)
+    insert_new_from = 1 << 62
+
+    def _insert_new(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """Insert rows taken to be new (an existing key is an error); by default an upsert."""
+        self._upsert(table, rows, _KEYS.get(table, "position"))
 
     def _delete(self, table: str, gone: dict[str, list[str]], replaced: set[str] | None) -> None:
         """The deletions of one keyed table (before its upserts): the gone rows, and every row
@@ -950,6 +971,20 @@ class PostgresViews(ViewStore):
         ids = frozenset(codec.decode_text(c) for c in (found[0]["quarantined"] or ()))
         if ids != quarantined:
             raise _Stale  # a campaign was quarantined or repaired meanwhile
+
+    # A ``COPY`` of 3,000 history rows took 0.19-0.23 s where the JSON upsert below took 0.52 s
+    # (min of 4, same rows, same table and indexes; the client's CPU the same); a few rows are
+    # cheaper in the upsert's one statement for every table (a COPY is two round trips).
+    insert_new_from = 64
+
+    def _insert_new(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """``COPY`` the rows in (their values as :meth:`ViewStore._values` gives them)."""
+        cols = _COLUMNS[table]
+        values = self._values
+        with self._connection().cursor() as cur:
+            with cur.copy(f"COPY {self._t(table)} ({', '.join(cols)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(values(table, row))
 
     def _upsert_all(self, tables: list[tuple[str, list[dict[str, Any]]]]) -> None:
         """Every table's rows in one statement (one ``INSERT`` per table in a ``WITH``), each

@@ -22,6 +22,7 @@ from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
+from api.service.store import open_application
 from projections.projector import Batch, creature_row
 from projections.runner import Follower, wait_for
 from projections.storage import PostgresViews, ViewStore
@@ -230,10 +231,14 @@ def _batch(cid: str, rows: list[dict[str, Any]], nid: int | None, tracking: tupl
     return batch
 
 
-def test_a_batch_reads_back_as_written_on_either_store(views: ViewStore) -> None:
+@pytest.mark.parametrize("new_rows", ["upserted", "inserted new"])
+def test_a_batch_reads_back_as_written_on_either_store(views: ViewStore, new_rows: str) -> None:
     """Whatever a backend's write path: escaped text and JSON read back exactly, a convenience
     that is no 32-bit integer is NULL (its ``state`` keeps it), a name that is no text is stored
-    as text, and a rewrite without a notification id keeps the one the row has."""
+    as text, and a rewrite without a notification id keeps the one the row has. ``inserted
+    new``: the new fact's row goes the way of a large batch's new rows (PostgreSQL: ``COPY``)."""
+    if new_rows == "inserted new":
+        views.insert_new_from = 1
     cid = "6f1c1c9e-0000-4000-8000-000000000001"
     odd = creature_row(
         cid,
@@ -264,6 +269,83 @@ def test_a_batch_reads_back_as_written_on_either_store(views: ViewStore) -> None
     [fact] = views.history(cid)
     assert fact["notification_id"] == 11
     assert not views.write(_batch(cid, [again], None, (11, 13)))  # stale tracking: nothing written
+
+
+@pytest.mark.postgres
+def test_a_new_row_found_already_written_is_upserted_with_its_batch(postgres_store: Settings) -> None:
+    """Rows past the tracking are taken to be new and copied in; one that exists after all (a
+    campaign repaired ahead of the followers' tracking) fails the copy, and the batch is written
+    again with every row upserted: it commits, and the row holds the batch's values."""
+    views = wiring.open_views(postgres_store)
+    try:
+        assert isinstance(views, PostgresViews)
+        views.insert_new_from = 1
+        cid = "6f1c1c9e-0000-4000-8000-000000000002"
+        copied: list[int] = []
+        real = views._insert_new
+
+        def spy(table: str, rows: list[dict[str, Any]]) -> None:
+            copied.append(len(rows))
+            real(table, rows)
+
+        views._insert_new = spy  # type: ignore[method-assign]
+        assert views.write(_batch(cid, [], 11, (0, 11)))
+        assert copied == [1]
+        views._execute(f"UPDATE {views.prefix}view_tracking SET notification_id = 0")
+        again = _batch(cid, [], 11, (0, 11))
+        again.facts[(cid, 2)]["payload"] = {"text": "again"}
+        assert views.write(again)
+        [fact] = views.history(cid)
+        assert fact["payload"] == {"text": "again"} and fact["notification_id"] == 11
+        assert views.tracking_position() == 11
+    finally:
+        views.close()
+
+
+@pytest.mark.postgres
+def test_a_rebuild_copies_the_rows_of_new_facts_and_equals_the_live_rows(
+    postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild's transactions (500 notifications) carry hundreds of new history and log rows:
+    they are copied in (``COPY``), not upserted, and the rows equal those the live follower wrote
+    fact by fact (upserted, a few rows a transaction)."""
+    app = open_application(postgres_store)
+    try:
+        _copied_rebuild_equals_live(app, postgres_store, monkeypatch)
+    finally:
+        app.close()
+
+
+def _copied_rebuild_equals_live(
+    app: ChronicleApplication, postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    for k in range(80):
+        sw.deal_damage(cid, ("vex", "orc", "traze")[k % 3], amount=1)
+    app.revoke(cid, 10, "misread die", "fact")
+    follower = wiring.follower(postgres_store, app, batch_size=1)
+    try:
+        follower.catch_up()
+        live = follower.views.dump(written_at=False)
+    finally:
+        follower.close()
+    copied: dict[str, int] = {}
+    real = PostgresViews._insert_new
+
+    def spy(self: PostgresViews, table: str, rows: list[dict[str, Any]]) -> None:
+        copied[table] = copied.get(table, 0) + len(rows)
+        real(self, table, rows)
+
+    monkeypatch.setattr(PostgresViews, "_insert_new", spy)
+    wiring.rebuild(postgres_store, application=app)
+    facts = len(app.ledger(cid).entries)
+    assert copied == {"view_facts": facts, "view_log": facts}
+    views = wiring.open_views(postgres_store)
+    try:
+        assert views.dump(written_at=False) == live
+    finally:
+        views.close()
 
 
 class _Counting(Follower):

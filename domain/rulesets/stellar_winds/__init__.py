@@ -95,9 +95,10 @@ def _defenses_now(c: Creature, flags: dict[str, Any]) -> dict[str, dict[str, Any
     """Each defense now, as ``attacks.defense_of`` gives it: against a melee attack (with its
     parts, the sheet's first) and against a ranged attack from a non-adjacent attacker."""
     out = {}
+    differs = attacks.ranged_differs(c)  # else the ranged value is the melee one: half the work
     for d in ("ac", "fort", "ref", "will"):
         value, parts = attacks.defense_of(c, d, "melee", flags=flags)
-        ranged, _ = attacks.defense_of(c, d, "ranged", adjacent=False, flags=flags)
+        ranged = attacks.defense_of(c, d, "ranged", adjacent=False, flags=flags)[0] if differs else value
         out[d] = {"value": value, "against_ranged": ranged, "parts": parts}
     return out
 

@@ -115,6 +115,15 @@ def adjacent_by_default(kind: str) -> bool:
     return kind == "melee"
 
 
+def ranged_differs(target: Creature) -> bool:
+    """Whether a defense against a ranged attack from a non-adjacent attacker can differ from
+    the same defense against a melee attack (:func:`defense_of`): only a condition with a
+    ranged defense modifier (prone) sets them apart."""
+    return any(
+        (spec := CONDITIONS.get(cond)) is not None and spec.ranged_defense_mod for cond in target.conditions()
+    )
+
+
 def defense_of(
     target: Creature,
     defense: str,
