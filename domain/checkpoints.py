@@ -27,6 +27,7 @@ from domain.core.state import slot_names
 
 __all__ = [
     "Delta",
+    "LoadedRow",
     "OrphanLog",
     "Orphans",
     "Point",
@@ -39,6 +40,8 @@ __all__ = [
     "orphan_delta",
     "partial_state",
     "rebuild",
+    "load_row",
+    "rebuild_loaded",
     "rebuild_rows",
     "reshare",
 ]
@@ -637,27 +640,57 @@ def rebuild(
     return state, OrphanLog(orphans).view()
 
 
+@dataclass(frozen=True, slots=True)
+class LoadedRow:
+    """One persisted checkpoint row, loaded: a full state and every orphan before it, or a
+    delta and the orphans it adds after the first ``keep``. Rebuilding never changes it (a
+    full state is cloned, a delta's objects are shared, as a series' own deltas are), so the
+    owner may keep it and rebuild from it again."""
+
+    full: bool
+    state: Any  # the full state (derived slots rebuilt), or None for a delta
+    delta: Delta | None
+    orphans: tuple[tuple[int, str], ...]
+    keep: int = 0
+
+
+def load_row(ruleset: Any, full: bool, data: dict[str, Any]) -> LoadedRow:
+    """A persisted checkpoint row (as ``Capture.point_rows`` wrote it), loaded."""
+    part = ruleset.load_state(data["state"])
+    if full:
+        return LoadedRow(True, part, None, tuple((int(s), str(r)) for s, r in data["orphans"]))
+    delta = delta_of_state(part, data.get("gone", ()), data.get("gone_encounters", ()))
+    added = tuple((int(s), str(r)) for s, r in data["orphans"]["add"])
+    return LoadedRow(False, None, delta, added, int(data["orphans"]["keep"]))
+
+
 def rebuild_rows(
     ruleset: Any,
     rows: Iterable[tuple[bool, dict[str, Any]]],
     start: tuple[Any, list[tuple[int, str]]] | None = None,
 ) -> tuple[Any, list[tuple[int, str]]]:
     """:func:`rebuild`, the orphans as a list (to rebuild a later checkpoint from this one)."""
+    return rebuild_loaded((load_row(ruleset, full, data) for full, data in rows), start)
+
+
+def rebuild_loaded(
+    rows: Iterable[LoadedRow], start: tuple[Any, list[tuple[int, str]]] | None = None
+) -> tuple[Any, list[tuple[int, str]]]:
+    """:func:`rebuild_rows` from loaded rows (:func:`load_row`), which it leaves unchanged: a
+    private state and its orphans as a list."""
     state: Any = None
     orphans: list[tuple[int, str]] = []
     if start is not None:
         state, orphans = start
-    for full, data in rows:
-        if full:
-            state = ruleset.load_state(data["state"])
-            orphans = [(int(s), str(r)) for s, r in data["orphans"]]
+    for row in rows:
+        if row.full:
+            state, orphans = row.state.clone(), list(row.orphans)
             continue
         if state is None:
             raise ValueError("a checkpoint delta without the full state before it")
-        part = ruleset.load_state(data["state"])
-        apply_delta(state, delta_of_state(part, data.get("gone", ()), data.get("gone_encounters", ())))
-        keep = int(data["orphans"]["keep"])
-        orphans = orphans[:keep] + [(int(s), str(r)) for s, r in data["orphans"]["add"]]
+        assert row.delta is not None
+        apply_delta(state, row.delta)
+        orphans = orphans[: row.keep] + list(row.orphans)
     if state is None:
         raise ValueError("no rows")
     if hasattr(state, "derive"):
