@@ -347,14 +347,16 @@ def _alike_object(a: Any, b: Any) -> bool:
     return (da is None and db is None) or (da is not None and db is not None and da == db)
 
 
-def apply_delta(state: Any, d: Delta) -> None:
-    """Bring a private copy of the checkpoint before ``d`` to the checkpoint after it."""
+def apply_delta(state: Any, d: Delta, clone_open: bool = True) -> None:
+    """Bring a private copy of the checkpoint before ``d`` to the checkpoint after it (without
+    ``clone_open``, its open encounters are the delta's own objects: the caller clones those
+    still there before anyone changes the state)."""
     state.creatures.update(d.creatures)
     for cid in d.gone:
         del state.creatures[cid]
     encounters = state.encounters
     for eid, e in d.encounters.items():
-        encounters[eid] = e if getattr(e, "state", None) == "ended" else e.clone()
+        encounters[eid] = e if not clone_open or getattr(e, "state", None) == "ended" else e.clone()
     for eid in d.gone_encounters:
         del encounters[eid]
     for name, value in d.slots.items():
@@ -682,17 +684,27 @@ def rebuild_loaded(
     orphans: list[tuple[int, str]] = []
     if start is not None:
         state, orphans = start
+    # encounters a delta set, still its own objects: most are replaced by a later delta, so only
+    # those open in the end are cloned (an open encounter changes in every delta)
+    lent: set[str] = set()
     for row in rows:
         if row.full:
             state, orphans = row.state.clone(), list(row.orphans)
+            lent.clear()
             continue
         if state is None:
             raise ValueError("a checkpoint delta without the full state before it")
         assert row.delta is not None
-        apply_delta(state, row.delta)
+        apply_delta(state, row.delta, clone_open=False)
+        lent.update(row.delta.encounters)
         orphans = orphans[: row.keep] + list(row.orphans)
     if state is None:
         raise ValueError("no rows")
+    encounters = state.encounters
+    for eid in lent:
+        e = encounters.get(eid)
+        if e is not None and getattr(e, "state", None) != "ended":
+            encounters[eid] = e.clone()
     if hasattr(state, "derive"):
         state.derive()  # the deltas persisted no derived slot: rebuild them for the whole state
     return state, orphans

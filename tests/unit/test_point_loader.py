@@ -102,3 +102,20 @@ def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(
     assert decoded == [], "the full state and the deltas before it were kept"
     load(stretch[-1])
     assert len(decoded) == 1, "only the delta never loaded"
+
+
+def test_a_rebuilt_state_shares_no_open_encounter_with_the_rows_it_came_from() -> None:
+    """The rows stay loaded for the next rebuild, so the state handed out owns every encounter
+    a fold may change (ended ones are never changed: shared, as in a series' own deltas)."""
+    from domain.checkpoints import load_row, rebuild_loaded
+
+    position = max(p for p in ROWS.positions if not ROWS.rows[p][0])
+    rows = [
+        load_row(RULES, full, json.loads(zlib.decompress(data))) for _, full, data in ROWS.chain(position)
+    ]
+    state, _ = rebuild_loaded(rows)
+    kept = {id(e) for r in rows for e in (r.delta.encounters if r.delta else r.state.encounters).values()}
+    open_ = [e for e in state.encounters.values() if e.state != "ended"]
+    assert open_, "the checkpoint has an open encounter"
+    assert not [e for e in open_ if id(e) in kept]
+    same(state, ROWS.decoded(position)[0])
