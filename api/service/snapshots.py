@@ -143,23 +143,29 @@ def point_loader(
     # rows it shares with those, decoding only the others. A loaded row is never changed by a
     # rebuild (``rebuild_loaded``), so reusing it gives the state decoding it again gives.
     rows_kept: OrderedDict[tuple[int, bytes], tuple[LoadedRow, int]] = OrderedDict()
-    largest = [0]
+    kept_json = [0, 0]  # JSON size of the rows kept, of the largest full state met
+    # the snapshot writer rebuilds checkpoints through this loader too (a capture's series copy,
+    # outside the campaign's lock), so the kept rows are shared between threads
+    rows_lock = threading.Lock()
 
     def loaded(position: int, full: bool, data: bytes) -> LoadedRow:
         key = (position, data)
-        hit = rows_kept.get(key)
-        if hit is not None:
-            rows_kept.move_to_end(key)
-            return hit[0]
+        with rows_lock:
+            hit = rows_kept.get(key)
+            if hit is not None:
+                rows_kept.move_to_end(key)
+                return hit[0]
         raw, size = _decoded(data)
         row = load_row(rules, full, raw)
-        if full:
-            largest[0] = max(largest[0], size)
-        rows_kept[key] = (row, size)
-        budget = max(rows_kept_json, ROWS_KEPT_FULLS * largest[0])
-        total = sum(n for _, n in rows_kept.values())
-        while total > budget and len(rows_kept) > 1:
-            total -= rows_kept.popitem(last=False)[1][1]
+        with rows_lock:
+            if key not in rows_kept:
+                rows_kept[key] = (row, size)
+                kept_json[0] += size
+            if full:
+                kept_json[1] = max(kept_json[1], size)
+            budget = max(rows_kept_json, ROWS_KEPT_FULLS * kept_json[1])
+            while kept_json[0] > budget and len(rows_kept) > 1:
+                kept_json[0] -= rows_kept.popitem(last=False)[1][1]
         return row
 
     def load(position: int) -> Any:
