@@ -27,6 +27,7 @@ from domain.core.state import slot_names
 
 __all__ = [
     "Delta",
+    "LoadedRow",
     "OrphanLog",
     "Orphans",
     "Point",
@@ -39,6 +40,8 @@ __all__ = [
     "orphan_delta",
     "partial_state",
     "rebuild",
+    "load_row",
+    "rebuild_loaded",
     "rebuild_rows",
     "reshare",
 ]
@@ -351,14 +354,16 @@ def _alike_object(a: Any, b: Any) -> bool:
     return (da is None and db is None) or (da is not None and db is not None and da == db)
 
 
-def apply_delta(state: Any, d: Delta) -> None:
-    """Bring a private copy of the checkpoint before ``d`` to the checkpoint after it."""
+def apply_delta(state: Any, d: Delta, clone_open: bool = True) -> None:
+    """Bring a private copy of the checkpoint before ``d`` to the checkpoint after it (without
+    ``clone_open``, its open encounters are the delta's own objects: the caller clones those
+    still there before anyone changes the state)."""
     state.creatures.update(d.creatures)
     for cid in d.gone:
         del state.creatures[cid]
     encounters = state.encounters
     for eid, e in d.encounters.items():
-        encounters[eid] = e if getattr(e, "state", None) == "ended" else e.clone()
+        encounters[eid] = e if not clone_open or getattr(e, "state", None) == "ended" else e.clone()
     for eid in d.gone_encounters:
         del encounters[eid]
     for name, value in d.slots.items():
@@ -646,29 +651,69 @@ def rebuild(
     return state, OrphanLog(orphans).view()
 
 
+@dataclass(frozen=True, slots=True)
+class LoadedRow:
+    """One persisted checkpoint row, loaded: a full state and every orphan before it, or a
+    delta and the orphans it adds after the first ``keep``. Rebuilding never changes it (a
+    full state is cloned, a delta's objects are shared, as a series' own deltas are), so the
+    owner may keep it and rebuild from it again."""
+
+    full: bool
+    state: Any  # the full state (derived slots rebuilt), or None for a delta
+    delta: Delta | None
+    orphans: tuple[tuple[int, str], ...]
+    keep: int = 0
+
+
+def load_row(ruleset: Any, full: bool, data: dict[str, Any]) -> LoadedRow:
+    """A persisted checkpoint row (as ``Capture.point_rows`` wrote it), loaded."""
+    part = ruleset.load_state(data["state"])
+    if full:
+        return LoadedRow(True, part, None, tuple((int(s), str(r)) for s, r in data["orphans"]))
+    delta = delta_of_state(part, data.get("gone", ()), data.get("gone_encounters", ()))
+    added = tuple((int(s), str(r)) for s, r in data["orphans"]["add"])
+    return LoadedRow(False, None, delta, added, int(data["orphans"]["keep"]))
+
+
 def rebuild_rows(
     ruleset: Any,
     rows: Iterable[tuple[bool, dict[str, Any]]],
     start: tuple[Any, list[tuple[int, str]]] | None = None,
 ) -> tuple[Any, list[tuple[int, str]]]:
     """:func:`rebuild`, the orphans as a list (to rebuild a later checkpoint from this one)."""
+    return rebuild_loaded((load_row(ruleset, full, data) for full, data in rows), start)
+
+
+def rebuild_loaded(
+    rows: Iterable[LoadedRow], start: tuple[Any, list[tuple[int, str]]] | None = None
+) -> tuple[Any, list[tuple[int, str]]]:
+    """:func:`rebuild_rows` from loaded rows (:func:`load_row`), which it leaves unchanged: a
+    private state and its orphans as a list."""
     state: Any = None
     orphans: list[tuple[int, str]] = []
     if start is not None:
         state, orphans = start
-    for full, data in rows:
-        if full:
-            state = ruleset.load_state(data["state"])
-            orphans = [(int(s), str(r)) for s, r in data["orphans"]]
+    # encounters a delta set, still its own objects: most are replaced by a later delta, so only
+    # those open in the end are cloned (an open encounter changes in every delta)
+    lent: set[str] = set()
+    for row in rows:
+        if row.full:
+            state, orphans = row.state.clone(), list(row.orphans)
+            lent.clear()
             continue
         if state is None:
             raise ValueError("a checkpoint delta without the full state before it")
-        part = ruleset.load_state(data["state"])
-        apply_delta(state, delta_of_state(part, data.get("gone", ()), data.get("gone_encounters", ())))
-        keep = int(data["orphans"]["keep"])
-        orphans = orphans[:keep] + [(int(s), str(r)) for s, r in data["orphans"]["add"]]
+        assert row.delta is not None
+        apply_delta(state, row.delta, clone_open=False)
+        lent.update(row.delta.encounters)
+        orphans = orphans[: row.keep] + list(row.orphans)
     if state is None:
         raise ValueError("no rows")
+    encounters = state.encounters
+    for eid in lent:
+        e = encounters.get(eid)
+        if e is not None and getattr(e, "state", None) != "ended":
+            encounters[eid] = e.clone()
     if hasattr(state, "derive"):
         state.derive()  # the deltas persisted no derived slot: rebuild them for the whole state
     return state, orphans

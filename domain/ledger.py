@@ -781,8 +781,8 @@ class Ledger:
             self._amend_cache[(target, key)] = cached
         return cached
 
-    def _payload(self, seq: int, res: Resolution) -> dict[str, Any]:
-        return res.amended.get(seq) or self.entry(seq).payload
+    def _payload(self, seq: int, res: Resolution, entry: Entry | None = None) -> dict[str, Any]:
+        return res.amended.get(seq) or (self.entry(seq) if entry is None else entry).payload
 
     def cascade(self, target: int, mode: str, *, before: int = INF) -> list[int]:
         """The facts a revocation of ``target`` takes with it."""
@@ -1603,8 +1603,15 @@ class Ledger:
         from a fold's sink (it does not catch up)."""
         return self._payload(seq, self._res)
 
-    def effective_payload(self, seq: int) -> dict[str, Any]:
-        return self._payload(seq, self.resolution)
+    def effective_payload(self, seq: int, entry: Entry | None = None) -> dict[str, Any]:
+        """The fact's payload as amended (``entry``: the fact itself, when the caller holds it)."""
+        return self._payload(seq, self.resolution, entry)
+
+    def entries_between(self, first: int, last: int) -> list[Entry]:
+        """The facts at positions ``first``..``last`` that exist, in order: a stretch not in
+        memory is read from the store at once (a page of the history), not fact by fact."""
+        i, j = max(first, self.first_seq) - self.first_seq, min(last, self.last_seq) - self.first_seq + 1
+        return list(self.entries.range(i, j)) if i < j else []
 
     # ---------------------------------------------------------------- snapshots
     def rules_digest(self) -> str:

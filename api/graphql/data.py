@@ -125,15 +125,16 @@ def history(app: ChronicleApplication, campaign_id: UUID) -> list[FactRecord]:
 def history_records(app: ChronicleApplication, campaign_id: UUID, positions: range) -> list[FactRecord]:
     """The records of these positions only (those that exist), in order: what a page of the
     history costs is its own facts, whatever the campaign's length."""
+    if positions.step != 1:
+        raise ValueError("history_records reads a stretch of consecutive positions")
     with app.reading(campaign_id) as campaign:
         ledger = campaign.ledger
         orphans = ledger.orphans
-        return [
-            _created(campaign, campaign_id)
-            if seq == 1
-            else _record(campaign_id, ledger, orphans, ledger.entry(seq))
-            for seq in positions
-            if 1 <= seq <= ledger.last_seq
+        created = [_created(campaign, campaign_id)] if 1 in positions and ledger.last_seq >= 1 else []
+        # the page's facts in one read of the store (a page far back is not in memory)
+        return created + [
+            _record(campaign_id, ledger, orphans, e)
+            for e in ledger.entries_between(max(positions.start, 2), positions.stop - 1)
         ]
 
 
@@ -160,7 +161,7 @@ def _record(campaign_id: UUID, ledger: Ledger, orphans: Any, e: Entry) -> FactRe
         campaign_id,
         e.seq,
         e.type,
-        ledger.effective_payload(e.seq),
+        ledger.effective_payload(e.seq, e),
         e.payload,
         dict(e.meta),
         e.timestamp,

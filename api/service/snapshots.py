@@ -46,7 +46,7 @@ import orjson
 
 from api.service import observability
 from api.service.gcpause import gc_paused
-from domain.checkpoints import OrphanLog, PointLoader, rebuild_rows
+from domain.checkpoints import LoadedRow, OrphanLog, PointLoader, load_row, rebuild_loaded
 from domain.ledger import MissingFacts
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,16 @@ def encode(data: dict[str, Any]) -> bytes:
     return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
 
 
-def decode(data: bytes) -> dict[str, Any]:
+POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones from
+# Rows kept loaded per loader, by the size of their JSON: at least this much, and room for twice
+# the largest full state met (a full state at 100k facts is 3.3 MB of JSON, 11 MB loaded; the
+# deltas of one stretch between two full states about 2 MB of JSON)
+ROWS_KEPT_JSON = 16_000_000
+ROWS_KEPT_FULLS = 2
+
+
+def _decoded(data: bytes) -> tuple[dict[str, Any], int]:
+    """:func:`decode`, and the size of the row's JSON."""
     raw = zlib.decompress(data)
     # orjson reads what json.dumps wrote 2-4x faster (a stored checkpoint of a 100k campaign is
     # megabytes of JSON). It refuses NaN, which json reads as before; but an integer past 64
@@ -116,14 +125,19 @@ def decode(data: bytes) -> dict[str, Any]:
             out = json.loads(raw)
     if not isinstance(out, dict):
         raise ValueError("a snapshot is a JSON object")
-    return out
+    return out, len(raw)
 
 
-POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones from
+def decode(data: bytes) -> dict[str, Any]:
+    return _decoded(data)[0]
 
 
 def point_loader(
-    rules: Any, every: int, chain: Callable[[int], list[tuple[int, bool, bytes]]], kept_n: int = POINTS_KEPT
+    rules: Any,
+    every: int,
+    chain: Callable[[int], list[tuple[int, bool, bytes]]],
+    kept_n: int = POINTS_KEPT,
+    rows_kept_json: int = ROWS_KEPT_JSON,
 ) -> PointLoader:
     """How a ledger rebuilds a persisted checkpoint of one series: ``chain(position)`` gives its
     rows (position, full, data), from the last full state at or before it up to it."""
@@ -132,6 +146,35 @@ def point_loader(
     # positions, same bytes: a rebuilt state is a function of its rows), so it decodes only
     # the deltas after it instead of the full state and up to 127 deltas again.
     kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
+    # Rows loaded lately (least recently used first), by position and bytes, with their JSON's
+    # size: a checkpoint anywhere else (a history page at a random position) is rebuilt from the
+    # rows it shares with those, decoding only the others. A loaded row is never changed by a
+    # rebuild (``rebuild_loaded``), so reusing it gives the state decoding it again gives.
+    rows_kept: OrderedDict[tuple[int, bytes], tuple[LoadedRow, int]] = OrderedDict()
+    kept_json = [0, 0]  # JSON size of the rows kept, of the largest full state met
+    # the snapshot writer rebuilds checkpoints through this loader too (a capture's series copy,
+    # outside the campaign's lock), so the kept rows are shared between threads
+    rows_lock = threading.Lock()
+
+    def loaded(position: int, full: bool, data: bytes) -> LoadedRow:
+        key = (position, data)
+        with rows_lock:
+            hit = rows_kept.get(key)
+            if hit is not None:
+                rows_kept.move_to_end(key)
+                return hit[0]
+        raw, size = _decoded(data)
+        row = load_row(rules, full, raw)
+        with rows_lock:
+            if key not in rows_kept:
+                rows_kept[key] = (row, size)
+                kept_json[0] += size
+            if full:
+                kept_json[1] = max(kept_json[1], size)
+            budget = max(rows_kept_json, ROWS_KEPT_FULLS * kept_json[1])
+            while kept_json[0] > budget and len(rows_kept) > 1:
+                kept_json[0] -= rows_kept.popitem(last=False)[1][1]
+        return row
 
     def load(position: int) -> Any:
         rows = chain(position)
@@ -151,11 +194,8 @@ def point_loader(
             # megabytes of JSON decoded into a burst of acyclic objects: the collector would walk
             # the whole loaded heap for them, several times
             with gc_paused():
-                state, orphans = rebuild_rows(
-                    rules,
-                    [(base, decode(data)) for _, base, data in rows[k:]],
-                    None if start is None else (start[0].clone(), start[1]),
-                )
+                todo = [loaded(p, full, d) for (p, d), (_, full, _) in zip(key[k:], rows[k:], strict=True)]
+                state, orphans = rebuild_loaded(todo, None if start is None else (start[0].clone(), start[1]))
         except (ValueError, KeyError, TypeError, zlib.error) as exc:
             raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
         if k < len(key):
