@@ -227,7 +227,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     kind = power["kind"]
     attacker = creature(state, p["attacker"], "attacker")
     not_dead(attacker, ctx, "attacker")
-    require(attacker.conscious, f"{attacker.name} is not conscious", "NOT_CONSCIOUS", ctx, "attacker")
+    if not attacker.conscious:
+        require(False, f"{attacker.name} is not conscious", "NOT_CONSCIOUS", ctx, "attacker")
     if not p["targets"]:
         raise InvalidInput("an attack needs at least one target", field="targets")
     ids = [t.get("target") for t in p["targets"]]

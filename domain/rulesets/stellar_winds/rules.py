@@ -53,7 +53,8 @@ def require(ok: bool, message: str, code: str, ctx: Any, field: str | None = Non
 
 
 def not_dead(c: Creature, ctx: Any, field: str = "creature") -> None:
-    require(c.life != "dead", f"{c.name} is dead", "CREATURE_DEAD", ctx, field)
+    if c.life == "dead":  # (the message is built only when it is needed)
+        require(False, f"{c.name} is dead", "CREATURE_DEAD", ctx, field)
 
 
 def in_turn(state: SWState, c: Creature, ctx: Any, what: str) -> None:
