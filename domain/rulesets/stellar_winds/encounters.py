@@ -335,9 +335,12 @@ def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -
 # ----------------------------------------------------------- action economy
 def action_limit(c: Creature) -> tuple[str, str | None]:
     """The strictest action limit among its conditions (A1.10), and the condition imposing it."""
+    conds = c.conditions()
+    if not conds:  # the usual creature: no condition, no limit (what the loop below gives)
+        return "all", None
     ranks = list(ACTION_LIMITS)
     worst, why = "all", None
-    for name in sorted(c.conditions()):
+    for name in sorted(conds):
         spec = CONDITIONS.get(name)
         if spec and ranks.index(spec.actions) > ranks.index(worst):
             worst, why = spec.actions, name
