@@ -442,13 +442,14 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     if natural is None:
         raise InvalidInput("a saving throw is a single d20 (plus modifiers)", field="roll")
     not_dead(c, ctx)
-    require(
-        e["duration"].get("kind") == "save_ends",
-        f"a saving throw cannot end {e.get('name', 'this effect')}",
-        "NOT_SAVE_ENDS",
-        ctx,
-        "effect_id",
-    )
+    if e["duration"].get("kind") != "save_ends":  # (the message is built only when it is needed)
+        require(
+            False,
+            f"a saving throw cannot end {e.get('name', 'this effect')}",
+            "NOT_SAVE_ENDS",
+            ctx,
+            "effect_id",
+        )
     enc = core.running_for(state, c.id)
     if enc is not None and state.flags["sw.enforce_turns"]:
         in_turn(state, c, ctx, "a saving throw is rolled at the end of the creature's own turn (SW-10):")
