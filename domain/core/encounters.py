@@ -435,7 +435,8 @@ def running_for(state: Any, cid: str) -> Encounter | None:
 
 
 def _not_dead(state: Any, rules: EncounterRules, cid: str, ctx: Any, field: str = "creature") -> None:
-    require(not rules.is_dead(state, cid), f"{_name(state, cid)} is dead", "CREATURE_DEAD", ctx, field)
+    if rules.is_dead(state, cid):  # (the message is built only when it is needed)
+        require(False, f"{_name(state, cid)} is dead", "CREATURE_DEAD", ctx, field)
 
 
 # ------------------------------------------------------------------ ordering
@@ -684,28 +685,33 @@ def action_problem(
     conditions' limits, the surprise round), as (message, code); None if it may."""
     table = rules.actions
     limit, why = rules.action_limit(state, enc, cid)
-    name = _name(state, cid)
     if action in table.free:
-        return None if limit.free else (f"{name} is {why} and cannot act", limit.code)
+        return None if limit.free else (f"{_name(state, cid)} is {why} and cannot act", limit.code)
     if action in table.triggered:
         if not limit.triggered:
-            return (f"{name} is {why}: no {action} actions", limit.code)
+            return (f"{_name(state, cid)} is {why}: no {action} actions", limit.code)
         if action in table.once_per_round and action in enc.windows.get(cid, ()):
             return (
-                f"{name} has already taken an {action} action since the start of its last turn",
+                f"{_name(state, cid)} has already taken an {action} action since the start of its last turn",
                 table.once_per_round[action],
             )
         if action in table.once_per_turn:
             if enc.current == cid:
                 return (f"{action} actions are taken on other creatures' turns", "OWN_TURN")
             if cid in enc.turn_log.get("triggered", {}).get(action, ()):
-                return (f"{name} has already taken an {action} action this turn", table.once_per_turn[action])
+                return (
+                    f"{_name(state, cid)} has already taken an {action} action this turn",
+                    table.once_per_turn[action],
+                )
         return None
     if enc.current != cid:
         if enc.current is None:
-            return (f"no turn is in progress: {name} takes a {action} action on its own turn", "NO_TURN")
+            return (
+                f"no turn is in progress: {_name(state, cid)} takes a {action} action on its own turn",
+                "NO_TURN",
+            )
         return (
-            f"{name} can take a {action} action only on its own turn "
+            f"{_name(state, cid)} can take a {action} action only on its own turn "
             f"(it is {_name(state, enc.current)}'s turn)",
             "NOT_YOUR_TURN",
         )
@@ -725,16 +731,19 @@ def action_problem(
     ):
         return (surprise.text or "the surprise round allows no more actions", surprise.code)
     if limit.kinds is not None and action not in limit.kinds:
-        return (f"{name} is {why}: {limit.text or f'no {action} action'}", limit.code)
+        return (f"{_name(state, cid)} is {why}: {limit.text or f'no {action} action'}", limit.code)
     if limit.turn_actions is not None:
         allowed = limit.turn_actions + (sum(extra.values()) if limit.turn_actions else 0)
         if count > allowed:
-            return (f"{name} is {why}: {limit.text or 'no more actions'}", limit.code)
+            return (f"{_name(state, cid)} is {why}: {limit.text or 'no more actions'}", limit.code)
         return None
     if not any(
         all(taken.get(k, 0) <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
     ):
-        return (f"{name} has no {action} action left this turn {table.budget_text}".strip(), "NO_ACTION_LEFT")
+        return (
+            f"{_name(state, cid)} has no {action} action left this turn {table.budget_text}".strip(),
+            "NO_ACTION_LEFT",
+        )
     return None
 
 
@@ -822,7 +831,8 @@ def with_action(rules: EncounterRules, handler: Handler, *, field: str, fixed: s
             note = check_action(state, enc, rules, cid, action, ctx)
         if known and enc is None and rules.enforce_turns(state):  # no action counted: still an act
             limit, why = rules.action_limit(state, state.encounter, cid)
-            require(limit.free, f"{_name(state, cid)} is {why} and cannot act", limit.code, ctx, field)
+            if not limit.free:
+                require(False, f"{_name(state, cid)} is {why} and cannot act", limit.code, ctx, field)
         result = handler(state, p, ctx)
         if enc is not None and action is not None:
             commit_action(enc, rules, cid, action)
@@ -1171,9 +1181,9 @@ def handlers(rules: EncounterRules) -> dict[str, Handler]:
                 field="encounter_id",
                 code="NO_TURN",
             )
-        _owed_refusal(
-            state, rules, rules.rolls_owed_at_turn_end(state, enc, cid), f"{_name(state, cid)}'s turn", ctx
-        )
+        owed = rules.rolls_owed_at_turn_end(state, enc, cid)
+        if owed:  # (the label is written only for a refusal)
+            _owed_refusal(state, rules, owed, f"{_name(state, cid)}'s turn", ctx)
         out: dict[str, Any] = {"ended": cid, "round": enc.round, **rules.turn_ended(state, enc, cid, ctx)}
         enc.phase = BETWEEN
         return {**out, **_then(state, enc, p, ctx)}

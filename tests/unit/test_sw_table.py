@@ -607,6 +607,21 @@ def test_sw_17_law_per_type_only_the_highest_bonus_counts_and_everything_else_ad
     assert bonuses.total(bonuses.stack(list(reversed(parts)), flags)) == bonuses.total(counted)
 
 
+@given(st.lists(PART, max_size=8))
+def test_sw_17_law_a_breakdown_without_a_typed_bonus_counts_as_it_is_and_stays_its_callers(
+    parts: list[dict[str, Any]],
+) -> None:
+    """The fast path (no bonus of a type to compare) gives what the part-by-part pass gives: every
+    part unchanged, in order, in a new list (callers append to what ``stack`` returns)."""
+    flags = {"sw.bonus_stacking": "highest_per_type"}
+    counted = bonuses.stack(parts, flags)
+    if not any(p.get("type") not in (None, "untyped") and p["value"] > 0 for p in parts):
+        assert counted == parts and counted is not parts
+        assert all(a is b for a, b in zip(counted, parts, strict=True))
+    else:
+        assert len(counted) == len(parts)
+
+
 @given(st.integers(0, 10_000), st.sampled_from([2, 4]))
 def test_b_x_6_law_rounding_modes_differ_by_at_most_one_and_keep_their_order(n: int, d: int) -> None:
     floor, up, nearest = (divide(n, d, {"rounding": m}) for m in ("floor", "up", "nearest"))

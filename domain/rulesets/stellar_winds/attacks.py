@@ -63,7 +63,7 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInput("power.miss must be none or half", field="power.miss")
     if not isinstance(out["effects"], list):
         raise InvalidInput("power.effects must be a list", field="power.effects")
-    unknown = set(power) - set(out)
+    unknown = () if power.keys() <= out.keys() else set(power) - set(out)
     if unknown:
         raise InvalidInput(f"power: unknown field(s) {', '.join(sorted(unknown))}", field="power")
     return out
@@ -236,7 +236,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     kind = power["kind"]
     attacker = creature(state, p["attacker"], "attacker")
     not_dead(attacker, ctx, "attacker")
-    require(attacker.conscious, f"{attacker.name} is not conscious", "NOT_CONSCIOUS", ctx, "attacker")
+    if not attacker.conscious:
+        require(False, f"{attacker.name} is not conscious", "NOT_CONSCIOUS", ctx, "attacker")
     if not p["targets"]:
         raise InvalidInput("an attack needs at least one target", field="targets")
     ids = [t.get("target") for t in p["targets"]]
@@ -256,6 +257,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         effects.check_spec(spec, state)
     weakened = any(CONDITIONS[n].half_damage_dealt for n in attacker.conditions() if n in CONDITIONS)
     plans = []
+    id_set = set(ids)
     for i, entry in enumerate(p["targets"]):
         target = creature(state, entry.get("target", ""), "targets.target")
         not_dead(target, ctx, "targets.target")
@@ -270,8 +272,9 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 "targets.target",
             )
         ignored: list[dict[str, Any]] = []
-        parts = _attack_parts(attacker, target, power, entry, set(ids), ctx, ignored, state.flags)
-        total = dice.roll_total(roll) + sum(x["value"] for x in parts)
+        parts = _attack_parts(attacker, target, power, entry, id_set, ctx, ignored, state.flags)
+        d20 = dice.roll_total(roll)
+        total = d20 + sum(x["value"] for x in parts)
         adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
         defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags)
         reaches = total >= defense
@@ -296,7 +299,7 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
                     "natural": natural,
                     "adjacent": adjacent,
                     "attack_total": total,
-                    "attack_parts": [{"source": "d20", "value": dice.roll_total(roll)}, *parts],
+                    "attack_parts": [{"source": "d20", "value": d20}, *parts],
                     "defense": power["defense"],
                     "defense_value": defense,
                     "defense_parts": defense_parts,

@@ -35,6 +35,8 @@ def stack(parts: list[dict[str, Any]], flags: dict[str, Any]) -> list[dict[str, 
             continue
         if kind not in best or int(p["value"]) > int(parts[best[kind]]["value"]):
             best[kind] = i
+    if not best:  # no typed bonus (the usual breakdown): every part counts as it is
+        return list(parts)
     out = []
     for i, p in enumerate(parts):
         kind = p.get("type")

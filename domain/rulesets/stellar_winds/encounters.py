@@ -335,9 +335,12 @@ def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -
 # ----------------------------------------------------------- action economy
 def action_limit(c: Creature) -> tuple[str, str | None]:
     """The strictest action limit among its conditions (A1.10), and the condition imposing it."""
+    conds = c.conditions()
+    if not conds:  # the usual creature: no condition, no limit (what the loop below gives)
+        return "all", None
     ranks = list(ACTION_LIMITS)
     worst, why = "all", None
-    for name in sorted(c.conditions()):
+    for name in sorted(conds):
         spec = CONDITIONS.get(name)
         if spec and ranks.index(spec.actions) > ranks.index(worst):
             worst, why = spec.actions, name
@@ -439,13 +442,14 @@ def saving_throw(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     if natural is None:
         raise InvalidInput("a saving throw is a single d20 (plus modifiers)", field="roll")
     not_dead(c, ctx)
-    require(
-        e["duration"].get("kind") == "save_ends",
-        f"a saving throw cannot end {e.get('name', 'this effect')}",
-        "NOT_SAVE_ENDS",
-        ctx,
-        "effect_id",
-    )
+    if e["duration"].get("kind") != "save_ends":  # (the message is built only when it is needed)
+        require(
+            False,
+            f"a saving throw cannot end {e.get('name', 'this effect')}",
+            "NOT_SAVE_ENDS",
+            ctx,
+            "effect_id",
+        )
     enc = core.running_for(state, c.id)
     if enc is not None and state.flags["sw.enforce_turns"]:
         in_turn(state, c, ctx, "a saving throw is rolled at the end of the creature's own turn (SW-10):")

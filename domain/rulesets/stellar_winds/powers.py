@@ -317,7 +317,7 @@ def attack(inner: Handler) -> Handler:
 
     def handler(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         power = p["power"]
-        if not any(k in power for k in GEAR_KEYS) and not any(
+        if power.keys().isdisjoint(GEAR_KEYS) and not any(
             bluffed_for(state, t["target"], p["attacker"]) and "combat_advantage" not in _names(t)
             for t in p["targets"]
         ):

@@ -53,7 +53,8 @@ def require(ok: bool, message: str, code: str, ctx: Any, field: str | None = Non
 
 
 def not_dead(c: Creature, ctx: Any, field: str = "creature") -> None:
-    require(c.life != "dead", f"{c.name} is dead", "CREATURE_DEAD", ctx, field)
+    if c.life == "dead":  # (the message is built only when it is needed)
+        require(False, f"{c.name} is dead", "CREATURE_DEAD", ctx, field)
 
 
 def in_turn(state: SWState, c: Creature, ctx: Any, what: str) -> None:
@@ -61,13 +62,15 @@ def in_turn(state: SWState, c: Creature, ctx: Any, what: str) -> None:
     enc = state.encounter
     if enc is None or not state.flags["sw.enforce_turns"] or c.id not in enc.participants:
         return
-    require(
-        enc.current == c.id,
-        f"{what} only on {c.name}'s own turn "
-        + (f"(it is {enc.current}'s turn)" if enc.current else "(no turn is in progress)"),
-        "NOT_YOUR_TURN",
-        ctx,
-    )
+    current = enc.current
+    if current != c.id:  # (the message is built only when it is needed)
+        require(
+            False,
+            f"{what} only on {c.name}'s own turn "
+            + (f"(it is {current}'s turn)" if current else "(no turn is in progress)"),
+            "NOT_YOUR_TURN",
+            ctx,
+        )
 
 
 # --------------------------------------------------------------- registration
