@@ -1431,11 +1431,7 @@ class ChronicleApplication(Application[UUID]):
         (saves, a dying creature's death save), or between turns, those owed before the next round.
         Each: ``type`` (the fact to record), ``kind``, ``creature``, ``effect_id``, ``dice``, ``payload``."""
         with self.reading(campaign_id) as campaign:
-            ruleset = campaign.ledger.ruleset
-            owed = ruleset.pending_rolls(campaign.ledger.state)
-            # a ruleset on the core encounter engine says which dice each owed roll takes
-            rules = getattr(ruleset, "encounter_rules", None) or core_encounters.Rules()
-            return core_encounters.describe(rules, owed)
+            return _owed_rolls(campaign.ledger.ruleset, campaign.ledger.state)
 
     def plan_end_turn(
         self,
@@ -1445,6 +1441,7 @@ class ChronicleApplication(Application[UUID]):
         *,
         server_rolls: bool = False,
         start_next: bool = False,
+        view: CampaignView | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
         """The facts of one end of turn: the rolls it owes, then ``TurnEnded`` (then ``TurnStarted``).
 
@@ -1453,8 +1450,15 @@ class ChronicleApplication(Application[UUID]):
         matched to the first owed roll of that type, effect and creature (a roll without
         ``effect_id`` matches one owed against no effect, e.g. a death save). Owed rolls left over
         are rolled by the server only with ``server_rolls``; otherwise ``ROLLS_PENDING`` lists them
-        (``details["owed"]``). No silent dice (ruling 18)."""
-        owed = self._turn_owed(campaign_id, encounter_id)
+        (``details["owed"]``). No silent dice (ruling 18).
+
+        ``view``: the campaign now as the caller already holds it (a mutation's view of it): the
+        rolls owed are read from it without the campaign's lock. A plan is only a proposal either
+        way: the command checks its facts against the campaign as it is when it commits (a turn
+        that moved on meanwhile refuses the ``TurnEnded``, a roll no longer owed is refused), so a
+        plan from the view is as good as one from a read under the lock, which under load waited
+        for the group commit in progress (twice: the turn's state, then the rolls)."""
+        owed = self._turn_owed(campaign_id, encounter_id, view)
         items: list[tuple[str, dict[str, Any]]] = []
         for n, given in enumerate(rolls):
             match = next((m for m in owed if _owed_matches(m, given)), None)
@@ -1489,16 +1493,23 @@ class ChronicleApplication(Application[UUID]):
             items.append(("TurnStarted", {"encounter_id": encounter_id}))
         return items
 
-    def _turn_owed(self, campaign_id: UUID, encounter_id: str) -> list[dict[str, Any]]:
+    def _turn_owed(
+        self, campaign_id: UUID, encounter_id: str, view: CampaignView | None = None
+    ) -> list[dict[str, Any]]:
         """What the turn in progress in this encounter owes (nothing if it is not the one in progress:
-        the end of turn itself is then refused with the right code)."""
-        with self.reading(campaign_id) as campaign:
-            state = campaign.ledger.state
-            if state.active_encounter != encounter_id:
-                return []
-            if not campaign.ledger.ruleset.encounter_view(state, encounter_id).get("turn_of"):
-                return []
-        return self.pending_rolls(campaign_id)
+        the end of turn itself is then refused with the right code), in ``view`` (else the
+        campaign now, read once under its lock)."""
+        if view is None:
+            with self.reading(campaign_id) as campaign:
+                ledger = campaign.ledger
+                view = CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
+                return self._turn_owed(campaign_id, encounter_id, view)
+        if view.state.active_encounter != encounter_id:
+            return []
+        encounter = view.encounter(encounter_id)
+        if not encounter or not encounter.get("turn_of"):
+            return []
+        return _owed_rolls(view.ruleset, view.state)
 
     def end_turn(
         self,
@@ -1772,6 +1783,14 @@ def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
 
     body = json.dumps([[t, strip(p)] for t, p in items], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _owed_rolls(ruleset: Any, state: Any) -> list[dict[str, Any]]:
+    """The rolls the table owes in ``state`` (``pending_rolls``), each with the dice it takes."""
+    owed = ruleset.pending_rolls(state)
+    # a ruleset on the core encounter engine says which dice each owed roll takes
+    rules = getattr(ruleset, "encounter_rules", None) or core_encounters.Rules()
+    return core_encounters.describe(rules, owed)
 
 
 def _owed_matches(owed: dict[str, Any], given: dict[str, Any]) -> bool:
