@@ -365,6 +365,8 @@ class ChronicleApplication(Application[UUID]):
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
         self._queues: dict[UUID, list[_Command]] = {}  # commands waiting for a group commit
+        self._turns: dict[UUID, threading.Condition] = {}  # who commits next, per campaign
+        self._committing: set[UUID] = set()  # campaigns whose queue a leader is committing
         self._contended: dict[UUID, float] = {}  # campaign -> until when commits take the replicas' lock
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
@@ -1043,14 +1045,31 @@ class ChronicleApplication(Application[UUID]):
         ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=fresh)
         with self._locks_lock:
             self._queues.setdefault(campaign_id, []).append(command)
-        with self._lock(campaign_id):
+            turn = self._turns.setdefault(campaign_id, threading.Condition(threading.Lock()))
+        # One thread at a time commits a campaign's queue (the leader); the others wait for their
+        # command to be done, or for the leader to finish without it (it queued after the
+        # leader took the queue): then one of them leads the next batch. A command answered by
+        # a batch returns at once: it does not wait for the campaign's lock, which the next
+        # leader (or a reader) may be holding -- it waited for a whole commit it had no part in.
+        lead = False
+        with turn:
+            while not command.done and campaign_id in self._committing:
+                turn.wait()
             if not command.done:
-                # Whoever holds the lock commits every command queued for the campaign by then:
-                # the ones waiting on the lock behind it are usually done when they get it.
-                with self._locks_lock:
-                    batch = self._queues.pop(campaign_id, [])
-                self._commit(campaign_id, batch, ahead)
-                self._snapshot_if_refolded(campaign_id)
+                self._committing.add(campaign_id)
+                lead = True
+        if lead:
+            try:
+                with self._lock(campaign_id):
+                    # the leader commits every command queued for the campaign by now
+                    with self._locks_lock:
+                        batch = self._queues.pop(campaign_id, [])
+                    self._commit(campaign_id, batch, ahead)
+                    self._snapshot_if_refolded(campaign_id)
+            finally:
+                with turn:
+                    self._committing.discard(campaign_id)
+                    turn.notify_all()
         if command.error is not None:
             raise command.error
         assert command.result is not None
