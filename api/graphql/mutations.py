@@ -334,7 +334,7 @@ def p_end_turn(i: I.EndTurnInput, look: Look) -> Plan:
         for r in i.rolls or []
     ]
     items = look.app.plan_end_turn(
-        look.campaign_id, eid, rolls, server_rolls=i.server_rolls, start_next=i.start_next
+        look.campaign_id, eid, rolls, server_rolls=i.server_rolls, start_next=i.start_next, view=look.view
     )
     return Plan(items, ACTORS, {current} if current else set(), [current] if current else [], eid)
 

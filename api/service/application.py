@@ -365,6 +365,8 @@ class ChronicleApplication(Application[UUID]):
         self._locks: dict[UUID, threading.RLock] = {}
         self._locks_lock = threading.Lock()
         self._queues: dict[UUID, list[_Command]] = {}  # commands waiting for a group commit
+        self._turns: dict[UUID, threading.Condition] = {}  # who commits next, per campaign
+        self._committing: set[UUID] = set()  # campaigns whose queue a leader is committing
         self._contended: dict[UUID, float] = {}  # campaign -> until when commits take the replicas' lock
         self._writing: dict[UUID, threading.Lock] = {}  # one snapshot write per campaign at a time
         self._snapshot_at: dict[UUID, int] = {}  # newest snapshot position written, per campaign
@@ -1063,14 +1065,31 @@ class ChronicleApplication(Application[UUID]):
         ahead = None if self._queues.get(campaign_id) else self._ahead(campaign_id, catch_up=fresh)
         with self._locks_lock:
             self._queues.setdefault(campaign_id, []).append(command)
-        with self._lock(campaign_id):
+            turn = self._turns.setdefault(campaign_id, threading.Condition(threading.Lock()))
+        # One thread at a time commits a campaign's queue (the leader); the others wait for their
+        # command to be done, or for the leader to finish without it (it queued after the
+        # leader took the queue): then one of them leads the next batch. A command answered by
+        # a batch returns at once: it does not wait for the campaign's lock, which the next
+        # leader (or a reader) may be holding -- it waited for a whole commit it had no part in.
+        lead = False
+        with turn:
+            while not command.done and campaign_id in self._committing:
+                turn.wait()
             if not command.done:
-                # Whoever holds the lock commits every command queued for the campaign by then:
-                # the ones waiting on the lock behind it are usually done when they get it.
-                with self._locks_lock:
-                    batch = self._queues.pop(campaign_id, [])
-                self._commit(campaign_id, batch, ahead)
-                self._snapshot_if_refolded(campaign_id)
+                self._committing.add(campaign_id)
+                lead = True
+        if lead:
+            try:
+                with self._lock(campaign_id):
+                    # the leader commits every command queued for the campaign by now
+                    with self._locks_lock:
+                        batch = self._queues.pop(campaign_id, [])
+                    self._commit(campaign_id, batch, ahead)
+                    self._snapshot_if_refolded(campaign_id)
+            finally:
+                with turn:
+                    self._committing.discard(campaign_id)
+                    turn.notify_all()
         if command.error is not None:
             raise command.error
         assert command.result is not None
@@ -1451,11 +1470,7 @@ class ChronicleApplication(Application[UUID]):
         (saves, a dying creature's death save), or between turns, those owed before the next round.
         Each: ``type`` (the fact to record), ``kind``, ``creature``, ``effect_id``, ``dice``, ``payload``."""
         with self.reading(campaign_id) as campaign:
-            ruleset = campaign.ledger.ruleset
-            owed = ruleset.pending_rolls(campaign.ledger.state)
-            # a ruleset on the core encounter engine says which dice each owed roll takes
-            rules = getattr(ruleset, "encounter_rules", None) or core_encounters.Rules()
-            return core_encounters.describe(rules, owed)
+            return _owed_rolls(campaign.ledger.ruleset, campaign.ledger.state)
 
     def plan_end_turn(
         self,
@@ -1465,6 +1480,7 @@ class ChronicleApplication(Application[UUID]):
         *,
         server_rolls: bool = False,
         start_next: bool = False,
+        view: CampaignView | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
         """The facts of one end of turn: the rolls it owes, then ``TurnEnded`` (then ``TurnStarted``).
 
@@ -1473,8 +1489,15 @@ class ChronicleApplication(Application[UUID]):
         matched to the first owed roll of that type, effect and creature (a roll without
         ``effect_id`` matches one owed against no effect, e.g. a death save). Owed rolls left over
         are rolled by the server only with ``server_rolls``; otherwise ``ROLLS_PENDING`` lists them
-        (``details["owed"]``). No silent dice (ruling 18)."""
-        owed = self._turn_owed(campaign_id, encounter_id)
+        (``details["owed"]``). No silent dice (ruling 18).
+
+        ``view``: the campaign now as the caller already holds it (a mutation's view of it): the
+        rolls owed are read from it without the campaign's lock. A plan is only a proposal either
+        way: the command checks its facts against the campaign as it is when it commits (a turn
+        that moved on meanwhile refuses the ``TurnEnded``, a roll no longer owed is refused), so a
+        plan from the view is as good as one from a read under the lock, which under load waited
+        for the group commit in progress (twice: the turn's state, then the rolls)."""
+        owed = self._turn_owed(campaign_id, encounter_id, view)
         items: list[tuple[str, dict[str, Any]]] = []
         for n, given in enumerate(rolls):
             match = next((m for m in owed if _owed_matches(m, given)), None)
@@ -1509,16 +1532,23 @@ class ChronicleApplication(Application[UUID]):
             items.append(("TurnStarted", {"encounter_id": encounter_id}))
         return items
 
-    def _turn_owed(self, campaign_id: UUID, encounter_id: str) -> list[dict[str, Any]]:
+    def _turn_owed(
+        self, campaign_id: UUID, encounter_id: str, view: CampaignView | None = None
+    ) -> list[dict[str, Any]]:
         """What the turn in progress in this encounter owes (nothing if it is not the one in progress:
-        the end of turn itself is then refused with the right code)."""
-        with self.reading(campaign_id) as campaign:
-            state = campaign.ledger.state
-            if state.active_encounter != encounter_id:
-                return []
-            if not campaign.ledger.ruleset.encounter_view(state, encounter_id).get("turn_of"):
-                return []
-        return self.pending_rolls(campaign_id)
+        the end of turn itself is then refused with the right code), in ``view`` (else the
+        campaign now, read once under its lock)."""
+        if view is None:
+            with self.reading(campaign_id) as campaign:
+                ledger = campaign.ledger
+                view = CampaignView(campaign_id, ledger.ruleset, ledger.state, ledger.last_seq, CORRECTED)
+                return self._turn_owed(campaign_id, encounter_id, view)
+        if view.state.active_encounter != encounter_id:
+            return []
+        encounter = view.encounter(encounter_id)
+        if not encounter or not encounter.get("turn_of"):
+            return []
+        return _owed_rolls(view.ruleset, view.state)
 
     def end_turn(
         self,
@@ -1792,6 +1822,14 @@ def _fingerprint(items: list[tuple[str, dict[str, Any]]]) -> str:
 
     body = json.dumps([[t, strip(p)] for t, p in items], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _owed_rolls(ruleset: Any, state: Any) -> list[dict[str, Any]]:
+    """The rolls the table owes in ``state`` (``pending_rolls``), each with the dice it takes."""
+    owed = ruleset.pending_rolls(state)
+    # a ruleset on the core encounter engine says which dice each owed roll takes
+    rules = getattr(ruleset, "encounter_rules", None) or core_encounters.Rules()
+    return core_encounters.describe(rules, owed)
 
 
 def _owed_matches(owed: dict[str, Any], given: dict[str, Any]) -> bool:

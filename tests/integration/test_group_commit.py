@@ -96,6 +96,31 @@ def assert_consistent(app: ChronicleApplication, store: Settings, cid: UUID) -> 
         fresh.close()
 
 
+def test_a_command_its_batch_answered_returns_without_waiting_for_the_campaign_s_lock(
+    apps: tuple[ChronicleApplication, ChronicleApplication],
+) -> None:
+    """Of eight commands committed in one batch, only the thread that committed them took the
+    campaign's lock: the other seven were answered by that batch and returned, instead of each
+    queueing for the lock (behind the next batch's commit, or a reader) to learn they were done."""
+    a, _ = apps
+    cid = a.create_campaign("Followers")
+    a.view(cid)
+    takers: list[str] = []
+    original = a._lock
+
+    def lock(campaign_id: UUID) -> Any:
+        takers.append(threading.current_thread().name)
+        return original(campaign_id)
+
+    a._lock = lock  # type: ignore[method-assign]
+    count = saves(a)
+    results = queued(a, cid, [lambda m=m: a.record(cid, "TimeAdvanced", {"minutes": m}) for m in range(1, 9)])
+    assert all(isinstance(r, Recorded) for r in results), results
+    assert count["insert_events"] == 1
+    mine = threading.current_thread().name  # (``queued`` holds the lock while they queue)
+    assert len([t for t in takers if t != mine]) == 1, takers
+
+
 def test_queued_commands_are_saved_in_one_transaction_each_checked_after_the_one_before(
     apps: tuple[ChronicleApplication, ChronicleApplication], store: Settings
 ) -> None:

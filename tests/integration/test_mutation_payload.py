@@ -146,3 +146,32 @@ def test_a_replay_answers_the_campaign_now(g: GQL) -> None:
     again = t.mutate("dealDamage", **inp)
     assert again["replayed"] and again["facts"] == first["facts"]
     _same_as_a_fresh_query(t, {**again, "facts": [{"position": again["position"]}]})
+
+
+def test_an_end_of_turn_plans_from_the_view_without_the_campaigns_lock(
+    g: GQL, app: ChronicleApplication
+) -> None:
+    """``endTurn`` finds the rolls the turn owes in the mutation's view of the campaign: it takes
+    the campaign's lock as often as a damage does (for its commit), not once more for the turn
+    and once more for the rolls (under load each of those waited for the group commit in progress)."""
+    t = Table(g)
+    v, o, m = t.ids["vex"], t.ids["orc"], t.ids["mira"]
+    t.mutate("startEncounter", participantIds=[v, o, m], encounterId="fight")
+    for c, face in ((v, 18), (o, 9), (m, 4)):
+        roll = {"expression": "1d20", "faces": [face]}
+        t.mutate("rollInitiative", encounterId=t.encounter, characterId=c, roll=roll)
+    t.mutate("startTurn", encounterId=t.encounter)
+    taken: Counter[str] = Counter()
+    original = app._lock
+
+    def lock(campaign_id: Any) -> Any:
+        taken[str(campaign_id)] += 1
+        return original(campaign_id)
+
+    app._lock = lock  # type: ignore[method-assign]
+    t.mutate("dealDamage", characterId=o, amount=3, types=[])
+    damage, taken = sum(taken.values()), Counter()
+    ended = t.mutate("endTurn", encounterId=t.encounter, serverRolls=True, startNext=True)
+    assert [f["type"] for f in ended["facts"]][-2:] == ["TurnEnded", "TurnStarted"]
+    assert sum(taken.values()) == damage, (taken, damage)
+    _same_as_a_fresh_query(t, ended)

@@ -4,6 +4,8 @@ library's own composed statements answer."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 from uuid import uuid4
@@ -17,6 +19,7 @@ from psycopg import sql
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
+from tests.conftest import connect
 
 
 @pytest.fixture
@@ -71,6 +74,58 @@ def test_rendered_reads_answer_what_the_library_s_answer(
     library = PostgresAggregateRecorder.select_events.__wrapped__  # type: ignore[attr-defined]
     theirs = library(pg.recorder, cid, gt=gt, lte=lte, desc=desc, limit=limit)
     assert ours == theirs
+
+
+def test_a_save_is_one_statement_and_takes_the_events_table_s_lock(
+    pg: ChronicleApplication, store: Settings
+) -> None:
+    """A save calls the events table's append function: one statement that takes the table's
+    EXCLUSIVE lock (so notification ids are issued in commit order, as the library's pipelined
+    save makes sure), notifies and inserts. While another transaction has written the table
+    (ROW EXCLUSIVE: a plain insert would not wait for it) the save waits for it, then lands."""
+    cid = pg.create_campaign("One statement")
+    statements: list[str] = []
+    with pg.recorder.datastore.get_connection() as conn:  # type: ignore[attr-defined]
+        cursor_type = type(conn.cursor())
+    original = cursor_type.execute
+
+    def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        statements.append(query if isinstance(query, str) else "composed")
+        return original(self, query, *args, **kwargs)
+
+    recorder: Any = pg.recorder
+    table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+    with connect(store.database) as other:
+        other.autocommit = False
+        other.execute(
+            f"INSERT INTO {table} (originator_id, originator_version, topic, state) VALUES (%s, 1, 'x', '')",
+            (uuid4(),),
+        )  # uncommitted: this transaction holds the table's ROW EXCLUSIVE lock
+        done: list[Any] = []
+        saving = threading.Thread(target=lambda: done.append(pg.advance_time(cid, 1)))
+        cursor_type.execute = execute  # type: ignore[method-assign]
+        try:
+            saving.start()
+            waited = False
+            for _ in range(500):  # the save's backend waits for the EXCLUSIVE lock on the table
+                waited = bool(
+                    other.execute(
+                        "SELECT 1 FROM pg_locks WHERE NOT granted AND mode = 'ExclusiveLock' "
+                        "AND relation = %s::regclass",
+                        (table,),
+                    ).fetchall()
+                )
+                if waited or not saving.is_alive():
+                    break
+                time.sleep(0.01)
+            other.rollback()
+            saving.join()
+        finally:
+            cursor_type.execute = original  # type: ignore[method-assign]
+    assert waited, "the save did not wait for the table's lock"
+    assert done and pg.view(cid).position == done[0].position
+    reads = ("pg_locks", "WHERE originator_id")  # (this test's polls, the command's catch-up)
+    assert [q for q in statements if not any(r in q for r in reads)] == [recorder._append_call]
 
 
 def _campaign(app: ChronicleApplication) -> Any:
