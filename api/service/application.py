@@ -850,16 +850,16 @@ class ChronicleApplication(Application[UUID]):
         if capture.refolded_from < INF:
             self.snapshots.delete(campaign_id, CORRECTED_POINTS, capture.refolded_from, since=True)
             have[CORRECTED_POINTS] = {p for p in have[CORRECTED_POINTS] if p < capture.refolded_from}
+        # pause points between the fold snapshot's steps too (each is seconds at 300k facts): a
+        # command that started meanwhile (the next correction) does not share the interpreter
+        data = capture.to_json()
+        self._pause_point()
+        blob = encode(data)
+        del data
+        self._pause_point()
         self.snapshots.write(
             SnapshotRow(
-                campaign_id,
-                FOLD,
-                capture.position,
-                rules.id,
-                version,
-                capture.fingerprint,
-                stamp,
-                encode(capture.to_json()),
+                campaign_id, FOLD, capture.position, rules.id, version, capture.fingerprint, stamp, blob
             )
         )
         self._snapshot_at[campaign_id] = max(self._snapshot_at.get(campaign_id, 1), capture.position)

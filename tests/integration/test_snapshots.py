@@ -9,6 +9,7 @@ fold from scratch by a process that never saw a snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from api.service.snapshots import FOLD, SnapshotRow
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
-from domain.ledger import INF
+from domain.ledger import INF, Capture
 from domain.rulesets import get_ruleset
 from domain.rulesets.stellar_winds import STELLAR_WINDS
 
@@ -442,3 +443,32 @@ def test_a_newer_snapshot_of_the_campaign_takes_over_the_checkpoints_left(
     for kind, series in ((CORRECTED_POINTS, ledger._checkpoints), (RECORDED_POINTS, ledger._recorded)):
         assert {(kind, p.seq) for p in series.points if p is not None} <= stored
     assert everything(opened(), cid) == scratch(opened, cid)
+
+
+def test_a_command_that_starts_while_the_fold_snapshot_is_dumped_holds_its_encoding_and_write(
+    opened: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fold snapshot's dump, its encoding and its write are steps of seconds each in a long
+    campaign; a command that starts between them (the next correction) runs alone."""
+    app = opened(snapshot_every=200)
+    cid = app.import_campaign(HEADER, facts(700, 3))
+    writer = app.snapshot_writer
+    assert writer is not None and writer.flush(60)
+    command = contextlib.ExitStack()
+    dumped = threading.Event()
+    to_json = Capture.to_json
+
+    def dump_then_a_command_starts(capture: Capture) -> dict[str, Any]:
+        out = to_json(capture)
+        command.enter_context(writer.giving_way())
+        dumped.set()
+        return out
+
+    monkeypatch.setattr(Capture, "to_json", dump_then_a_command_starts)
+    before = app.snapshots.latest(cid, FOLD)[0].position
+    app.advance_time(cid, 10)
+    writer.request(cid, app._campaigns[cid])
+    assert dumped.wait(60) and _until(lambda: writer.waiting)
+    assert app.snapshots.latest(cid, FOLD)[0].position == before  # held while the command runs
+    command.close()
+    assert writer.flush(60) and app.snapshots.latest(cid, FOLD)[0].position == app.ledger(cid).last_seq
