@@ -115,3 +115,43 @@ def test_an_import_given_a_spilled_fold_without_its_rows_folds_from_the_store(op
     checked.close()
     assert not app.snapshots.latest(cid)
     assert opened().summary(cid) == app.summary(cid)
+
+
+def test_the_checkpoints_a_spilling_dry_run_keeps_are_rebuilt_from_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After each spill the dry run keeps the newest ``KEEP_RECENT`` checkpoints of each series,
+    the oldest of them with a full state: a correction reaching back among them refolds from
+    memory, never rebuilding a spilled checkpoint (a whole state decoded from the file: the
+    spill cost more memory than it saved when every refold did). Older checkpoints keep no
+    state at all, not even at the full-state rhythm."""
+    data, _ = generated(SIZE, 3)
+    spill = SpilledPoints.spill
+    spills = 0
+
+    def checked(self: SpilledPoints, ledger: Ledger) -> None:
+        nonlocal spills
+        spill(self, ledger)
+        for series in (ledger._checkpoints, ledger._recorded):
+            points = series.points
+            kept = [j for j, p in enumerate(points) if p is not None and (p.full or p.delta)]
+            assert all(j >= len(points) - 3 for j in kept), (ledger.last_seq, kept)
+            for j in kept:
+                anchor = series._anchor(j)
+                assert anchor is not None and points[anchor].full is not None, (ledger.last_seq, j)  # type: ignore[union-attr]
+        spills += 1
+
+    monkeypatch.setattr(SpilledPoints, "spill", checked)
+    monkeypatch.setattr(spill_module, "KEEP_RECENT", 3)
+    rebuilt: list[int] = []
+    chain = SpilledPoints.chain
+    monkeypatch.setattr(
+        SpilledPoints,
+        "chain",
+        lambda self, kind, position: rebuilt.append(position) or chain(self, kind, position),
+    )
+    checked_export = jsonl.read_export(lines(data), window=50, spill_every=256)
+    checked_export.close()
+    assert spills > 5
+    # only for the corrections reaching past the kept checkpoints (8 of 11 spills before)
+    assert len(rebuilt) < spills // 2, (rebuilt, spills)
