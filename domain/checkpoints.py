@@ -469,35 +469,15 @@ class Series:
         if points[j] is None:
             points[j] = Point(seq, n, None, None, None, through, True)
 
-    def mark_stored(self, seqs: set[int] | frozenset[int], keep_recent: int = 8, rhythm: bool = True) -> None:
+    def mark_stored(self, seqs: set[int] | frozenset[int], keep_recent: int = 8) -> None:
         """The owner persisted the checkpoints at these positions: older ones keep no state in
-        memory any more (the newest ``keep_recent`` keep theirs, and with ``rhythm`` the full
-        states of the full_every rhythm too).
-
-        Without ``rhythm`` the newest ``keep_recent`` stay as they are (not even marked stored:
-        a full state among them is then never dropped for its row) and the oldest of them gets a
-        full state of its own, rebuilt from the chain in memory before the older ones are
-        dropped, so that they are rebuilt from memory, never from storage. An owner that
-        persists every few hundred facts (an import's dry run) then rebuilds from storage only
-        for a correction reaching further back than ``keep_recent`` checkpoints, and keeps no
-        whole state per rhythm (each a state of objects of its own once the deltas between them
-        are dropped)."""
+        memory any more (the newest ``keep_recent`` and the full_every rhythm keep theirs)."""
         points = self.points
         last = len(points) - keep_recent
-        if not rhythm and 0 <= last < len(points):
-            p = points[last]
-            if p is not None and p.full is None and p.delta is not None and self._restorable(last):
-                # (from memory, unless a correction refolded from a checkpoint in storage: then
-                # from the state rebuilt for it, kept by this series)
-                _, state, _ = self.restore(last)  # (a private copy: nobody changes it)
-                points[last] = Point(p.seq, p.n, p.orphans, p.delta, state, p.through, p.stored)
         for j, p in enumerate(points):
             if p is None or p.seq not in seqs:
                 continue
-            if j >= last:
-                if rhythm and not p.stored:
-                    points[j] = Point(p.seq, p.n, p.orphans, p.delta, p.full, p.through, True)
-            elif rhythm and p.full is not None and (j + 1) % self.full_every == 0:
+            if j >= last or (p.full is not None and (j + 1) % self.full_every == 0):
                 if not p.stored:
                     points[j] = Point(p.seq, p.n, p.orphans, p.delta, p.full, p.through, True)
             elif p.delta is not None or p.full is not None or not p.stored:

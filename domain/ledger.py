@@ -1726,21 +1726,18 @@ class Ledger:
         lo = bisect.bisect_right(self._corrections, through)
         return all(self.reach(k) > seq for k in self._corrections[lo:])
 
-    def mark_stored(
-        self, kind: str, seqs: set[int] | frozenset[int], keep_recent: int = 8, rhythm: bool = True
-    ) -> None:
+    def mark_stored(self, kind: str, seqs: set[int] | frozenset[int], keep_recent: int = 8) -> None:
         """The owner persisted these checkpoints (of its last :meth:`capture`): the older ones
         need not stay in memory (but the newest ``keep_recent``). Corrected checkpoints at or
         after a position refolded since that capture are not the ones persisted (the owner
         writes outside the campaign's lock, and a correction may have refolded meanwhile):
-        they stay as they are, and the next capture's ``refolded_from`` replaces their rows.
-        ``rhythm``: see ``Series.mark_stored``."""
+        they stay as they are, and the next capture's ``refolded_from`` replaces their rows."""
         if kind == CORRECTED:
             if self.refolded_from < INF:
                 seqs = {s for s in seqs if s < self.refolded_from}
-            self._checkpoints.mark_stored(seqs, keep_recent, rhythm)
+            self._checkpoints.mark_stored(seqs, keep_recent)
         else:
-            self._recorded.mark_stored(seqs, keep_recent, rhythm)
+            self._recorded.mark_stored(seqs, keep_recent)
 
     @classmethod
     def restore(

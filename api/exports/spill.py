@@ -20,11 +20,7 @@ from api.service.snapshots import encode, point_loader
 from domain.ledger import CORRECTED, INF, RECORDED, Ledger
 
 KINDS = (CORRECTED, RECORDED)
-# checkpoints of each series kept in memory after they are spilled (rebuilt from memory: the
-# oldest of them holds a full state), so a correction reaching up to about KEEP_RECENT * 256
-# facts back -- nearly all of them: at 100k, 475 of 486 revocations and amendments reach less
-# than 256 back -- refolds from memory; the others rebuild from the file
-KEEP_RECENT = 8
+KEEP_RECENT = 2  # checkpoints of each series kept in memory after they are spilled
 REBUILT_KEPT = 1  # spilled checkpoints kept rebuilt per series (each a whole state of its own)
 
 
@@ -70,7 +66,7 @@ class SpilledPoints:
                     done += os.pwrite(self._file.fileno(), blob[done:], offset + done)
                 self._end = offset + len(blob)
                 rows[seq] = (offset, len(blob), through, full)
-            ledger.mark_stored(kind, frozenset(rows), keep_recent=self.keep_recent, rhythm=False)
+            ledger.mark_stored(kind, frozenset(rows), keep_recent=self.keep_recent)
 
     def _read(self, offset: int, size: int) -> bytes:
         parts, fd = [], self._file.fileno()
