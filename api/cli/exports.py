@@ -222,7 +222,6 @@ def import_(
                 checked.facts,
                 progress=lambda stored: shown.update(writing, completed=stored),
                 folded=checked.ledger,
-                spilled=checked.points,
             )
             token = AccessControl(app).grant_gm(cid)
     finally:

@@ -160,7 +160,7 @@ POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones fr
 
 
 def point_loader(
-    rules: Any, every: int, chain: Callable[[int], list[tuple[int, bool, bytes]]], kept_n: int = POINTS_KEPT
+    rules: Any, every: int, chain: Callable[[int], list[tuple[int, bool, bytes]]]
 ) -> PointLoader:
     """How a ledger rebuilds a persisted checkpoint of one series: ``chain(position)`` gives its
     rows (position, full, data), from the last full state at or before it up to it."""
@@ -197,7 +197,7 @@ def point_loader(
             raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
         if k < len(key):
             kept.append((key, state, orphans))
-            del kept[:-kept_n]
+            del kept[:-POINTS_KEPT]
         return state.clone(), OrphanLog(orphans).view()
 
     return load
