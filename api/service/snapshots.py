@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 import zlib
@@ -142,12 +143,18 @@ def json_pieces(value: Any, depth: int) -> Iterator[str]:
         yield "]"
 
 
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
 def decode(data: bytes) -> dict[str, Any]:
     raw = zlib.decompress(data)
     try:
         # orjson reads what json.dumps wrote 2-4x faster (a stored checkpoint of a 100k campaign
         # is megabytes of JSON); it refuses only what it does not support (NaN, integers past
-        # 64 bits), which json reads as before
+        # 64 bits), which json reads as before -- but an integer just below -2**63 it reads as a
+        # float, silently (-9223372036854775809), so text with 19 digits in a row goes to json
+        if _LONG_DIGITS.search(raw) is not None:
+            raise orjson.JSONDecodeError("a long integer", "", 0)
         out = orjson.loads(raw)
     except orjson.JSONDecodeError:
         out = json.loads(raw)
