@@ -245,3 +245,23 @@ def test_validated_facts_read_back_in_blocks_are_the_facts_written(
     assert [f for _, f in checked._read(i, j)] == facts[i:j]
     assert list(checked) == facts
     checked.close()
+
+
+def test_a_validated_dry_run_keeps_no_window_of_facts(store: Settings) -> None:
+    """Once the file is validated, the import reads no fact of the dry run's ledger but the
+    last (the snapshot's capture): its window of recent facts is let go before the facts are
+    stored, and the import still serves the campaign from that snapshot."""
+    data, _ = generated(1200, 7)
+    checked = jsonl.read_export(lines(data))
+    assert checked.ledger is not None
+    assert checked.ledger.entries.resident == 0
+    app, fresh = open_application(store), open_application(store)
+    try:
+        cid = app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+        checked.close()
+        assert app.snapshots.latest(cid)
+        assert fresh.summary(cid) == app.summary(cid)
+        assert fresh.cache_stats["from_snapshot"] == 1
+    finally:
+        app.close()
+        fresh.close()
