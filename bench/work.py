@@ -49,11 +49,11 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
 
     settings = Settings(database_url=url)
     began = time.perf_counter()
-    folded = spilled = None
+    folded = None
     if validate:  # as ``chronicle import`` does: a fold fact by fact
         with Path(path).open("rb") as fh:
             checked = jsonl.read_export(fh)
-        header, facts, folded, spilled = checked.header, checked.facts, checked.ledger, checked.points
+        header, facts, folded = checked.header, checked.facts, checked.ledger
     else:
         header, facts = campaigns.read(Path(path))
     validated = time.perf_counter() - began
@@ -63,7 +63,7 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
         # with the validation's ledger, as ``chronicle import`` stores it: its snapshot holds what
         # the table believed at each checkpoint (recorded checkpoints), as a deployment that
         # lived through the campaign has them
-        cid = app.import_campaign(header, facts, folded=folded, spilled=spilled)
+        cid = app.import_campaign(header, facts, folded=folded)
         took = time.perf_counter() - began
         token = AccessControl(app).grant_gm(cid)
         head = app.recorder.max_notification_id() or 0

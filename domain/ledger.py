@@ -233,7 +233,6 @@ class Ledger:
         self._folded = 0  # number of entries folded into _state
         self._tip: Base | None = None  # the live fold's newest checkpoint (for the next delta)
         self._loaders: dict[str, PointLoader] = {}  # rebuild persisted checkpoints, by series
-        self._rebuilt_kept: int | None = None  # stored checkpoints kept rebuilt per series (None: default)
         self._checkpoints = Series(checkpoint_every, full_every)
         self._recorded = Series(checkpoint_every, full_every)  # what the table believed
         self._dirty_corrections = False
@@ -290,9 +289,7 @@ class Ledger:
         self._orphans = OrphanLog()
         self._folded = 0
         self._tip = (-1, self._state.clone())
-        self._checkpoints = Series(
-            self.checkpoint_every, self.full_every, self._loaders.get(CORRECTED), self._rebuilt_kept
-        )
+        self._checkpoints = Series(self.checkpoint_every, self.full_every, self._loaders.get(CORRECTED))
         self.refolded_from = min(self.refolded_from, self.first_seq)
 
     @property
@@ -1670,19 +1667,6 @@ class Ledger:
             state_cls=type(self._state),
         )
 
-    def capture_points(self) -> Points:
-        """The two checkpoint series only, frozen to be persisted as the ledger goes (an
-        import's dry run spills them), and the earliest position refolded since the previous
-        capture (the watermark is taken, as by :meth:`capture`)."""
-        self._catch_up()
-        watermark, self.refolded_from = self.refolded_from, INF
-        return Points(
-            ruleset=self.ruleset,
-            refolded_from=watermark,
-            series={CORRECTED: self._checkpoints.copy(), RECORDED: self._recorded.copy()},
-            state_cls=type(self._state),
-        )
-
     # ------------------------------------------------------- persisted checkpoints
     def adopt_stored(self, kind: str, rows: Iterable[tuple[int, int, bool]], load: PointLoader) -> list[int]:
         """Checkpoints the owner persisted, as ``(position, through, full)``: each becomes a
@@ -1714,18 +1698,6 @@ class Ledger:
             usable.add(seq)
             series.add_stored(seq, n, through)
         return bad
-
-    def keep_rebuilt(self, n: int) -> None:
-        """Keep at most ``n`` stored checkpoints rebuilt per series (each is a whole state of its
-        own): an owner short of memory (an import's dry run) asks for fewer than the default."""
-        self._rebuilt_kept = n
-        for series in (self._checkpoints, self._recorded):
-            series.rebuilt_kept = n
-
-    @property
-    def keeps_stored(self) -> bool:
-        """Whether some checkpoints may live only in the owner's storage (a loader is attached)."""
-        return bool(self._loaders)
 
     def _reads_alike(self, seq: int, through: int) -> bool:
         """Whether a fold that took the corrections up to position ``through`` into account
@@ -1829,21 +1801,13 @@ class Ledger:
 
 @dataclass
 class Points:
-    """A ledger's two checkpoint series, frozen to be persisted (see :meth:`Ledger.capture_points`)."""
+    """A ledger's two checkpoint series, frozen to be persisted (the part of a :class:`Capture`
+    that ``point_rows`` writes)."""
 
     ruleset: Any
     refolded_from: int  # earliest position refolded since the previous capture (INF: none)
     series: dict[str, Series]
     state_cls: type
-
-    def stored_since(self, kind: str, seq: int) -> dict[int, int]:
-        """The checkpoints of the ``kind`` series at or after ``seq`` the ledger knows from
-        storage, as position -> the newest correction they take into account. After a refold
-        from ``seq`` these are the rows to keep (the others there read differently now): a
-        refold that rejoined the present fold (``append_checked``) took the present's
-        checkpoints after that point as they were, stored ones included, under its own
-        ``through``."""
-        return {p.seq: p.through for p in self.series[kind] if p.stored and p.seq >= seq}
 
     def point_rows(
         self, kind: str, have: set[int], full_every: int = 128

@@ -222,9 +222,12 @@ def import_(
                 checked.facts,
                 progress=lambda stored: shown.update(writing, completed=stored),
                 folded=checked.ledger,
-                spilled=checked.points,
             )
-            token = AccessControl(app).grant_gm(cid)
+        # the dry run's fold is stored (the campaign's snapshot): let it go before the token's
+        # grant reads the campaign back from that snapshot (at 100k facts: +14 MB at the peak
+        # with both in memory)
+        checked.ledger = None
+        token = AccessControl(app).grant_gm(cid)
     finally:
         app.close()
     typer.echo(f"Imported {file} as campaign {cid} on {settings.database.describe()}")

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from api.exports.source import CampaignSource
-from api.exports.spill import SpilledPoints
 from api.exports.story import Selection
 from domain.core import limits
 from domain.errors import DomainError
@@ -40,12 +39,6 @@ from domain.rulesets import get_ruleset
 # validated facts' temporary file, a local read: unlike a server's window, which saves reads
 # from the store, a large one here only grows the import's memory)
 VALIDATION_WINDOW = 1024
-# Facts folded between two spills of the validation's checkpoints to a temporary file
-# (``api.exports.spill``), when asked for (``read_export(spill_every=)``). Off by default: at
-# 100k facts the dry run then rebuilt about 430 spilled checkpoints (each a whole state of its
-# own, decoded) for far-reaching corrections and their convergence checks, and grew by 85-93 MB
-# instead of 47 MB with every checkpoint in memory.
-SPILL_EVERY: int | None = None
 
 FORMAT = "chronicle-campaign"
 VERSION = 1
@@ -212,13 +205,10 @@ class Validated:
     header: dict[str, Any]
     facts: CheckedFacts = field(default_factory=CheckedFacts)  # on disk, see CheckedFacts
     ledger: Ledger | None = None  # the dry run's fold (the import's first snapshot)
-    points: SpilledPoints | None = None  # its checkpoints, on disk (see api.exports.spill)
 
     def close(self) -> None:
-        """Delete the temporary files (the validated facts, the spilled checkpoints)."""
+        """Delete the temporary file of the validated facts."""
         self.facts.close()
-        if self.points is not None:
-            self.points.close()
 
 
 def _pread(fd: int, size: int, offset: int) -> bytes:
@@ -295,7 +285,6 @@ def read_export(
     progress: Callable[[int], None] | None = None,
     *,
     window: int = VALIDATION_WINDOW,
-    spill_every: int | None = SPILL_EVERY,
 ) -> Validated:
     """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
 
@@ -306,9 +295,8 @@ def read_export(
     they are cited, and so on); the trailer is present, counts the facts and its checksum matches.
 
     Memory stays flat: the validated facts go to a temporary file (``Validated.facts``), and the
-    scratch ledger is paged over it (it keeps about ``window`` facts and reads older ones back);
-    every ``spill_every`` facts its checkpoints go to another (``Validated.points``; None: kept
-    in memory), and it keeps only the newest few.
+    scratch ledger is paged over it (it keeps about ``window`` facts and reads older ones back).
+    Its checkpoints stay in memory (they become the campaign's stored checkpoints).
     """
     digest = hashlib.sha256()
     out: Validated | None = None
@@ -328,8 +316,6 @@ def read_export(
                 out = Validated(_header(obj))
                 ledger = Ledger(get_ruleset(out.header["ruleset"]), out.header.get("flags", {}), first_seq=2)
                 ledger.attach(out.facts.entries, window)
-                if spill_every:
-                    out.points = SpilledPoints(ledger)
             elif obj.get("trailer") is True:
                 trailer = obj
                 _check_trailer(number, obj, len(out.facts), digest.hexdigest())
@@ -337,11 +323,7 @@ def read_export(
             else:
                 assert ledger is not None
                 _fact(number, obj, ledger, out.facts)
-                if out.points is not None and spill_every and len(out.facts) % spill_every == 0:
-                    out.points.spill(ledger)
             digest.update(raw if isinstance(raw, bytes) else raw.encode("utf-8"))
-        if out is not None and out.points is not None and ledger is not None:
-            out.points.spill(ledger)  # every checkpoint: the import copies them as they are
     except BaseException:
         if out is not None:
             out.close()
@@ -356,6 +338,10 @@ def read_export(
             f"the file ends after {len(out.facts)} facts without the trailer line: "
             "it is truncated (or not a complete export)",
         )
+    assert ledger is not None
+    # validated: what follows (the snapshot's capture) reads no fact but the last, so the
+    # window of recent facts is let go (read back from the file should anything ask)
+    ledger.attach(out.facts.entries, 0, pages_kept=1)
     return out
 
 

@@ -82,8 +82,6 @@ def import_lines(
     read back from it to be stored, in batches."""
     checked = jsonl.read_export(lines, progress, window=app.ledger_window)
     try:
-        return app.import_campaign(
-            checked.header, checked.facts, folded=checked.ledger, spilled=checked.points
-        )
+        return app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
     finally:
         checked.close()

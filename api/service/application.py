@@ -105,8 +105,6 @@ FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the hea
 LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
-# checkpoint rows an import's validation spilled: (kind, position, through, full, data)
-SpilledRows = Iterable[tuple[str, int, int, bool, bytes]]
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
@@ -1337,7 +1335,6 @@ class ChronicleApplication(Application[UUID]):
         entries: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]],
         progress: Callable[[int], None] | None = None,
         folded: Ledger | None = None,
-        spilled: SpilledRows | None = None,
     ) -> UUID:
         """Create a NEW campaign holding ``entries`` (type, version, payload, meta) at positions 2, 3, ...
 
@@ -1351,9 +1348,7 @@ class ChronicleApplication(Application[UUID]):
         ``folded`` is the validation's scratch ledger, when the caller has it: it went through
         the campaign fact by fact as the table did, so it holds what the table believed at each
         checkpoint and every correction's reach. It becomes the campaign's first snapshot, and
-        the campaign is then served from that snapshot instead of a refold. ``spilled``: the
-        checkpoints ``folded`` spilled as it went (``api.exports.spill``), copied as they are
-        into the snapshot table; a ``folded`` ledger that spilled is used only with them.
+        the campaign is then served from that snapshot instead of a refold.
         """
         rules = get_ruleset(header["ruleset"])
         limits.check_text(header["name"], "name", limits.MAX_NAME, "a campaign's name")
@@ -1373,7 +1368,6 @@ class ChronicleApplication(Application[UUID]):
             and self.snapshot_writer is not None
             and folded.last_seq == campaign.ledger.first_seq + len(entries) - 1
             and folded.ruleset is rules
-            and (spilled is not None or not folded.keeps_stored)
         )
         if snapshot:
             # served from the validation's fold: the campaign's own ledger would only index every
@@ -1394,8 +1388,6 @@ class ChronicleApplication(Application[UUID]):
             progress(len(entries))
         if snapshot:
             assert folded is not None
-            if spilled is not None:
-                self._store_spilled(campaign.id, folded, spilled)
             capture = folded.capture()
             # the stored facts carry the time they were written; the dry run's did not
             pinned = [e.seq for e in capture.pinned]
@@ -1407,21 +1399,6 @@ class ChronicleApplication(Application[UUID]):
             self._campaigns[campaign.id] = campaign  # cached only once every batch is stored
         self._after_load(campaign.id, campaign)
         return campaign.id
-
-    def _store_spilled(self, campaign_id: UUID, ledger: Ledger, spilled: SpilledRows) -> None:
-        """Copy an import's spilled checkpoint rows into the snapshot table, in batches."""
-        rules = ledger.ruleset
-        version, digest, stamp = str(rules.version), ledger.rules_digest(), now()
-        have: dict[str, set[int]] = {CORRECTED_POINTS: set(), RECORDED_POINTS: set()}
-        rows = (
-            SnapshotRow(campaign_id, kind, seq, rules.id, version, digest, stamp, data, through, full)
-            for kind, seq, through, full, data in spilled
-        )
-        while batch := list(itertools.islice(rows, POINTS_BATCH)):
-            self.snapshots.write_points(batch)
-            for row in batch:
-                have[row.kind].add(row.position)
-        self._points_have[campaign_id] = have
 
     def _stored_entries(self, campaign_id: UUID, catalogue: Catalogue, seqs: list[int]) -> list[Entry]:
         """The stored facts at ``seqs`` (ascending), read from the store in runs (one query for

@@ -95,10 +95,53 @@ class SnapshotRow:
 
 
 _LONG_NUMBER = re.compile(rb"[0-9]{19}")
+ENCODE_DEPTH = 3  # containers opened piece by piece by ``encode`` (below: one ``json.dumps`` each)
+ENCODE_CHUNK = 1 << 16  # characters of JSON gathered before each call of the compressor
+_DUMP = json.JSONEncoder(separators=(",", ":")).encode  # (C-accelerated, like json.dumps)
 
 
 def encode(data: dict[str, Any]) -> bytes:
-    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
+    """``zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)`` -- the same JSON,
+    compressed -- without the whole JSON text in memory: the outer containers (down to
+    ``ENCODE_DEPTH``: a snapshot's sections, its state's creatures and encounters) are written
+    item by item, each item dumped on its own, and the text is compressed a chunk at a time
+    (a snapshot of a 100k-fact campaign is tens of megabytes of JSON: +22 MB at once)."""
+    out: list[bytes] = []
+    z = zlib.compressobj(6)
+    buf: list[str] = []
+    size = 0
+    for piece in json_pieces(data, ENCODE_DEPTH):
+        buf.append(piece)
+        size += len(piece)
+        if size >= ENCODE_CHUNK:
+            out.append(z.compress("".join(buf).encode()))
+            buf.clear()
+            size = 0
+    out.append(z.compress("".join(buf).encode()))
+    out.append(z.flush())
+    return b"".join(out)
+
+
+def json_pieces(value: Any, depth: int) -> Iterator[str]:
+    """``json.dumps(value, separators=(",", ":"))`` in pieces: the dictionaries and lists down to
+    ``depth`` levels are opened here, everything below them is one piece each."""
+    if depth <= 0 or not value or type(value) not in (dict, list):
+        yield _DUMP(value)
+    elif type(value) is dict:
+        sep = "{"
+        for k, v in value.items():
+            # (a key that is not a string is written as json.dumps writes it: from a dictionary)
+            yield sep + (_DUMP(k) + ":" if type(k) is str else _DUMP({k: 0})[1:-2])
+            yield from json_pieces(v, depth - 1)
+            sep = ","
+        yield "}"
+    else:
+        sep = "["
+        for v in value:
+            yield sep
+            yield from json_pieces(v, depth - 1)
+            sep = ","
+        yield "]"
 
 
 POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones from
@@ -200,7 +243,7 @@ def point_loader(
             raise MissingFacts(f"the stored checkpoint at {position} is unreadable: {exc}") from None
         if k < len(key):
             kept.append((key, state, orphans))
-            del kept[:-kept_n]
+            del kept[:-POINTS_KEPT]
         return state.clone(), OrphanLog(orphans).view()
 
     return load

@@ -4,6 +4,7 @@ of failure in every command, the format aliases, help without stray metavars, pr
 from __future__ import annotations
 
 import re
+import weakref
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -216,6 +217,36 @@ def test_import_shows_the_facts_it_stores_not_bytes(on_sqlite: str, tmp_path: Pa
     storing = [line for line in screen.splitlines() if line.startswith("storing")]
     assert storing and re.search(rf" {facts}/{facts} facts ", storing[-1]), screen
     assert "bytes" not in "".join(storing)
+
+
+def test_import_lets_the_dry_run_go_before_it_reads_the_campaign_back(
+    on_sqlite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the GM token's grant loads the imported campaign (from the snapshot the dry run's fold
+    # became): the dry run's ledger must be gone by then, not held beside it
+    from api.exports import jsonl
+    from api.service.auth import AccessControl
+
+    cid = str(demo())
+    dump = tmp_path / "demo.jsonl"
+    assert chronicle("export", cid, "--format", "jsonl", "-o", str(dump))[0] == 0
+    folds: list[weakref.ref[object]] = []
+    read, grant = jsonl.read_export, AccessControl.grant_gm
+
+    def reading(*args: object, **kwargs: object) -> jsonl.Validated:
+        checked = read(*args, **kwargs)  # type: ignore[arg-type]
+        folds.append(weakref.ref(checked.ledger))
+        return checked
+
+    def granting(self: AccessControl, campaign_id: UUID, *args: object) -> str:
+        assert folds and folds[0]() is None, "the dry run's ledger is still held"
+        return grant(self, campaign_id, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jsonl, "read_export", reading)
+    monkeypatch.setattr(AccessControl, "grant_gm", granting)
+    code, out, err = chronicle("import", str(dump))
+    assert code == 0, err
+    assert out.startswith(f"Imported {dump} as campaign ")
 
 
 def test_export_to_a_file_shows_its_progress_and_says_where_it_wrote(on_sqlite: str, tmp_path: Path) -> None:

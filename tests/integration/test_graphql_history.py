@@ -268,9 +268,7 @@ def test_a_page_out_of_memory_reads_its_facts_from_the_store_at_once(store: Sett
     paged = dataclasses.replace(store, ledger_window=5)
     first = open_application(paged)
     try:
-        cid = first.import_campaign(
-            checked.header, checked.facts, folded=checked.ledger, spilled=checked.points
-        )
+        cid = first.import_campaign(checked.header, checked.facts, folded=checked.ledger)
     finally:
         first.close()
     app = open_application(paged)

@@ -64,7 +64,7 @@ def test_an_import_and_an_export_in_pages_are_the_whole_campaign_held_in_memory(
     checked = jsonl.read_export(lines(data), window=5)
     assert checked.ledger is not None and checked.ledger.entries.resident <= 5 + 512 + 4 * 512
     assert checked.ledger.entries.loads > 0  # the fold read older facts back from the file
-    cid = tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger, spilled=checked.points)
+    cid = tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger)
     streamed = source.load(tiny, cid, page=7)
     assert "".join(jsonl.export_lines(streamed)).encode() == data
     # the story formats fold in a paged ledger: the same story as the campaign held in memory
@@ -115,7 +115,7 @@ def test_what_is_stored_is_what_was_validated_even_if_the_file_changes_after(
         checked = jsonl.read_export(handle, window=5)
     assert checked.facts[-1] == checked.facts[len(checked.facts) - 1]
     path.write_bytes(data.replace(b'"reason":"', b'"reason":"#'))  # edited after the validation
-    cid = tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger, spilled=checked.points)
+    cid = tiny.import_campaign(checked.header, checked.facts, folded=checked.ledger)
     checked.facts.close()
     assert "".join(service.export(tiny, cid, "jsonl")).encode() == data
 
@@ -177,8 +177,7 @@ def test_validation_folds_what_the_table_that_played_it_folded(window: int) -> N
     state, orphans, indexes and both checkpoint series -- the recorded checkpoints the import
     stores are the table's."""
     data, gen = generated(SIZE, 3)
-    # (its checkpoints kept in memory, to compare with the table's: spilling is test_import_spill's)
-    checked = jsonl.read_export(lines(data), window=window, spill_every=None)
+    checked = jsonl.read_export(lines(data), window=window)
     assert checked.ledger is not None
     assert checked.ledger.converged > 0  # some refold did stop early (a ruling decided late)
     assert _without_pinned(_fold(checked.ledger)) == _without_pinned(_fold(gen.ledger))
@@ -197,7 +196,7 @@ def test_a_refold_that_never_rejoins_the_fold_runs_to_the_end_as_the_table_did()
     table.append(Entry(table.next_seq, "FactRevoked", table.catalogue.version("FactRevoked"), payload, {}))
     held = source.CampaignSource("Revoked", "stellar-winds", {}, {"table": "x"}, table)
     data = "".join(jsonl.export_lines(held)).encode()
-    checked = jsonl.read_export(lines(data), window=5, spill_every=None)
+    checked = jsonl.read_export(lines(data), window=5)
     assert checked.ledger is not None
     assert _without_pinned(_fold(checked.ledger)) == _without_pinned(_fold(table))
 
@@ -246,3 +245,23 @@ def test_validated_facts_read_back_in_blocks_are_the_facts_written(
     assert [f for _, f in checked._read(i, j)] == facts[i:j]
     assert list(checked) == facts
     checked.close()
+
+
+def test_a_validated_dry_run_keeps_no_window_of_facts(store: Settings) -> None:
+    """Once the file is validated, the import reads no fact of the dry run's ledger but the
+    last (the snapshot's capture): its window of recent facts is let go before the facts are
+    stored, and the import still serves the campaign from that snapshot."""
+    data, _ = generated(1200, 7)
+    checked = jsonl.read_export(lines(data))
+    assert checked.ledger is not None
+    assert checked.ledger.entries.resident == 0
+    app, fresh = open_application(store), open_application(store)
+    try:
+        cid = app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+        checked.close()
+        assert app.snapshots.latest(cid)
+        assert fresh.summary(cid) == app.summary(cid)
+        assert fresh.cache_stats["from_snapshot"] == 1
+    finally:
+        app.close()
+        fresh.close()

@@ -5,12 +5,16 @@ library for what orjson refuses; either way the data is what ``encode`` was give
 
 from __future__ import annotations
 
+import json
 import math
+import zlib
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.service.snapshots import decode, encode
+from api.service import snapshots
+from api.service.snapshots import ENCODE_CHUNK, ENCODE_DEPTH, decode, encode, json_pieces
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -38,3 +42,51 @@ def test_an_integer_past_64_bits_alone_stays_an_integer() -> None:
         back = decode(encode({"n": n, "list": [n, 1]}))
         assert back == {"n": n, "list": [n, 1]} and type(back["n"]) is int
     assert decode(encode({"x": 0.12345678901234568})) == {"x": 0.12345678901234568}
+
+
+any_keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
+deep_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(any_keys, inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(st.dictionaries(any_keys, deep_values, max_size=6))
+def test_the_encoded_text_is_exactly_json_dumps(data: dict) -> None:  # type: ignore[type-arg]
+    # written piece by piece, it is still the text one json.dumps writes (key order, non-string
+    # keys, tuples, NaN, escapes): what was stored before reads the same, and rows compare alike
+    expected = json.dumps(data, separators=(",", ":"))
+    assert "".join(json_pieces(data, ENCODE_DEPTH)) == expected
+    assert zlib.decompress(encode(data)).decode() == expected
+
+
+def test_a_large_snapshot_is_compressed_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a state of many creatures: its JSON text is never whole in memory, the compressor gets
+    # it in chunks of about ENCODE_CHUNK characters (one creature never split, none merged past it)
+    creature = {"hp": 10, "name": "x" * 200, "effects": [{"id": n} for n in range(5)]}
+    data = {"state": {"creatures": {f"c{n}": dict(creature) for n in range(2_000)}}, "orphans": []}
+    text = json.dumps(data, separators=(",", ":"))
+    fed: list[int] = []
+    real = zlib.compressobj
+
+    class Recording:
+        def __init__(self, *args: object) -> None:
+            self._z = real(*args)  # type: ignore[arg-type]
+
+        def compress(self, chunk: bytes) -> bytes:
+            fed.append(len(chunk))
+            return self._z.compress(chunk)
+
+        def flush(self) -> bytes:
+            return self._z.flush()
+
+    monkeypatch.setattr(snapshots.zlib, "compressobj", Recording)
+    assert zlib.decompress(encode(data)).decode() == text
+    assert sum(fed) == len(text.encode()) > 8 * ENCODE_CHUNK
+    one = len(json.dumps(creature, separators=(",", ":"))) + 16
+    assert max(fed) <= ENCODE_CHUNK + one
