@@ -458,9 +458,14 @@ class Series:
             points.extend([None] * (j + 1 - len(points)))
         points[j] = Point(seq, n, orphans, delta, state, through)
         self.tip = (j, state)
-        # the checkpoint before this one keeps its full state only at the full_every rhythm (and
-        # whenever the deltas before it cannot rebuild it)
-        k = j - 1
+        self.settle(j - 1)
+
+    def settle(self, k: int) -> None:
+        """A checkpoint followed by another lets its full state go, but at the full_every rhythm
+        (and whenever the deltas before it cannot rebuild it). ``add`` settles the one before
+        the checkpoint it adds; a refold that rejoins the present fold settles the last one it
+        added itself (the present fold's checkpoints follow it)."""
+        points = self.points
         if 0 <= k < len(points):
             p = points[k]
             if (

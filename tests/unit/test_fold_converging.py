@@ -80,3 +80,26 @@ def test_with_the_ruling_upheld_the_second_save_is_no_failure() -> None:
     """The other reading, so the test above tells the two apart."""
     upheld = ledger(CAMPAIGN, checked=True)
     assert RULES.creature_view(upheld.state, "b")["death_save_failures"] == 0
+
+
+def full_states(ledger: Ledger) -> list[int]:
+    return [j for j, p in enumerate(ledger._checkpoints.points) if p is not None and p.full is not None]
+
+
+def test_a_refold_that_rejoins_keeps_no_whole_state_where_it_rejoined() -> None:
+    """Checkpoints keep whole states only at the full_every rhythm (and the newest); the rest
+    are deltas. A refold that rejoins the present fold must settle the checkpoint it rejoined
+    at like any other, or each correction of an import's dry run leaves a whole state behind."""
+    healed = [("HealingApplied", {"target": "b", "flat": 10}), ("ShortRestTaken", {})]  # alike again
+    facts = [*CAMPAIGN, *healed, *xp(40), OVERTURNED, *xp(40)]
+    refolded = ledger(facts, checked=True)
+    assert refolded.converged == 1
+    points = refolded._checkpoints
+    newest = max(j for j, p in enumerate(points.points) if p is not None)
+    rhythm = [j for j in range(newest) if (j + 1) % points.full_every == 0]
+    assert full_states(refolded) == sorted({0, *rhythm, newest})
+    reference = ledger(facts, checked=False)
+    for p in points:  # every checkpoint still reads as the fold from the start
+        assert whole_state(RULES, refolded.state_at(p.seq)[0]) == whole_state(
+            RULES, reference.state_at(p.seq)[0]
+        )
