@@ -202,10 +202,12 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         schema = Identifier(self.datastore.schema)
         self.append_function_name = f"{self.events_table_name}_append"
         function = Identifier(self.append_function_name)
+        # The lock's timeout is the caller's (as the library's ``SET LOCAL`` is): a value written
+        # into the function would be whichever process made it last, for every process.
         self._append_ddl = SQL(
-            "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
+            "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[], wait_for_lock text) "
             "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN "
-            "SET LOCAL lock_timeout = '{lock_timeout}s'; "
+            "PERFORM set_config('lock_timeout', wait_for_lock, true); "
             "LOCK TABLE {table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
             "RETURN QUERY INSERT INTO {table} (originator_id, originator_version, topic, state) "
@@ -216,11 +218,11 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
             schema=schema,
             function=function,
             event=Identifier(self.stored_event_type_name),
-            lock_timeout=self.datastore.lock_timeout,
             table=table,
             channel=Identifier(self.channel_name),
         )
-        self._append_call = SQL("SELECT * FROM {0}.{1}((%s))").format(schema, function).as_string(None)
+        self._append_call = SQL("SELECT * FROM {0}.{1}((%s), %s)").format(schema, function).as_string(None)
+        self._append_lock_timeout = f"{self.datastore.lock_timeout}s"  # (SET LOCAL's, as the library's)
         self._appends = False  # the function is made (``create_table``): saves call it
 
     def _notify_channel(self, curs: Any) -> None:
@@ -305,7 +307,7 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
             for e in stored_events
         ]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._append_call, (events,), prepare=True)  # type: ignore[call-overload]
+            curs.execute(self._append_call, (events, self._append_lock_timeout), prepare=True)  # type: ignore[call-overload]
             return [row[self.append_function_name] for row in curs.fetchall()]
 
     @_bounded

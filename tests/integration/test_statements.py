@@ -4,6 +4,7 @@ library's own composed statements answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -126,6 +127,39 @@ def test_a_save_is_one_statement_and_takes_the_events_table_s_lock(
     assert done and pg.view(cid).position == done[0].position
     reads = ("pg_locks", "WHERE originator_id")  # (this test's polls, the command's catch-up)
     assert [q for q in statements if not any(r in q for r in reads)] == [recorder._append_call]
+
+
+def test_a_save_waits_for_the_table_s_lock_as_long_as_its_own_process_is_configured_to(
+    store: Settings,
+) -> None:
+    """Each process bounds its saves' wait for the events table's lock by its own
+    ``CHRONICLE_STORE_TIMEOUT`` (the library's save sets it per transaction): another process
+    on the same store configured otherwise (a CLI import with a long timeout, a worker) changes
+    nothing about this one's. Seen from inside the save's transaction by a trigger."""
+    if store.database.kind != "postgresql":
+        pytest.skip("PostgreSQL statements")
+    mine = open_application(dataclasses.replace(store, store_timeout=2))
+    try:
+        cid = mine.create_campaign("Own timeout")
+        other = open_application(dataclasses.replace(store, store_timeout=9))  # opened later
+        other.close()
+        recorder: Any = mine.recorder
+        table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+        seen = f'"{recorder.datastore.schema}".seen_lock_timeout'
+        with connect(store.database) as conn:
+            conn.execute(f"CREATE TABLE {seen} (setting text)")
+            conn.execute(
+                f"CREATE FUNCTION {seen}_note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                f"INSERT INTO {seen} VALUES (current_setting('lock_timeout')); RETURN NULL; END $$"
+            )
+            conn.execute(
+                f"CREATE TRIGGER note_lock_timeout AFTER INSERT ON {table} "
+                f"FOR EACH STATEMENT EXECUTE FUNCTION {seen}_note()"
+            )
+            mine.advance_time(cid, 1)
+            assert [r[0] for r in conn.execute(f"SELECT setting FROM {seen}").fetchall()] == ["2s"]
+    finally:
+        mine.close()
 
 
 def _campaign(app: ChronicleApplication) -> Any:
