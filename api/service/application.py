@@ -38,7 +38,6 @@ import hashlib
 import itertools
 import json
 import logging
-import re
 import threading
 import time
 import uuid
@@ -118,15 +117,18 @@ CORRECTION_PREFIX = 256
 _CORRECTION_PATTERNS = tuple(f'"fact_type":"{t}"'.encode() for t in sorted(INDEXED))
 _DECODE = json.JSONDecoder().decode  # one decoder for every stored fact (no per-call setup)
 # A run of 19 digits anywhere in a stored fact: it may hold an integer past 64 bits, which orjson
-# reads as a float without a word (json reads it exactly). Such a fact is read by json.
-_LONG_NUMBER = re.compile(rb"[0-9]{19}").search
+# reads as a float without a word (json reads it exactly). Such a fact is read by json. Found by
+# mapping every digit to "0" and looking for 19 of them: 0.5 us a fact, where re's [0-9]{19} took
+# 3.4-4.0 us (more than orjson's decode).
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
 
 
 def _json(raw: bytes) -> Any:
     """Stored JSON decoded exactly as ``json.loads`` decodes it: by orjson (about half the CPU),
     except where orjson would differ -- an integer past 64 bits (``_LONG_NUMBER``) -- or
     refuses what json reads (NaN, 1e400, a lone surrogate): then by json."""
-    if _LONG_NUMBER(raw) is None:
+    if _LONG_NUMBER not in raw.translate(_DIGITS):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
