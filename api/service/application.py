@@ -50,6 +50,7 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
@@ -113,11 +114,29 @@ _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a 
 CORRECTION_PREFIX = 256
 _CORRECTION_PATTERNS = tuple(f'"fact_type":"{t}"'.encode() for t in sorted(INDEXED))
 _DECODE = json.JSONDecoder().decode  # one decoder for every stored fact (no per-call setup)
+# A run of 19 digits anywhere in a stored fact: it may hold an integer past 64 bits, which orjson
+# reads as a float without a word (json reads it exactly). Such a fact is read by json. Found by
+# mapping every digit to "0" and looking for 19 of them: 0.5 us a fact, where re's [0-9]{19} took
+# 3.4-4.0 us (more than orjson's decode).
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
+
+
+def _json(raw: bytes) -> Any:
+    """Stored JSON decoded exactly as ``json.loads`` decodes it: by orjson (about half the CPU),
+    except where orjson would differ -- an integer past 64 bits (``_LONG_NUMBER``) -- or
+    refuses what json reads (NaN, 1e400, a lone surrogate): then by json."""
+    if _LONG_NUMBER not in raw.translate(_DIGITS):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return _DECODE(raw.decode())
 
 
 def _decoded(version: int, raw: bytes) -> Entry:
     """A stored ``FactRecorded`` event's JSON as a ledger entry (no library event object)."""
-    d = _DECODE(raw.decode())
+    d = _json(raw)
     stamp = d["timestamp"]
     return Entry(
         version,
@@ -154,6 +173,38 @@ def _select_typed(
     with recorder.datastore.transaction(commit=False) as c:
         c.execute(statement, [campaign_id.hex, *patterns])
         return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall()]
+
+
+def _select_states(
+    recorder: Any, campaign_id: UUID, gt: int | None, lte: int | None, limit: int | None
+) -> Iterable[tuple[int, str, bytes]]:
+    """(position, topic, state) of the campaign's stored events after ``gt`` up to ``lte`` (at
+    most ``limit``), in position order: ``select_events`` without its StoredEvent per row --
+    tuple rows in one plain statement on PostgreSQL (``BoundedPostgresRecorder.select_states``)
+    and SQLite; through the library's ``select_events`` on any other store."""
+    states = getattr(recorder, "select_states", None)
+    if states is not None:
+        return states(campaign_id, gt=gt, lte=lte, limit=limit)  # type: ignore[no-any-return]
+    if isinstance(recorder, SQLiteAggregateRecorder):
+        statement = "".join(
+            (
+                "SELECT originator_version, topic, state FROM ",
+                recorder.events_table_name,
+                " WHERE originator_id=?",
+                " AND originator_version>?" if gt is not None else "",
+                " AND originator_version<=?" if lte is not None else "",
+                " ORDER BY originator_version ASC",
+                " LIMIT ?" if limit is not None else "",
+            )
+        )
+        params = [campaign_id.hex, *(p for p in (gt, lte, limit) if p is not None)]
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(statement, params)
+            return [(r[0], r[1], r[2]) for r in c.fetchall()]
+    return [
+        (e.originator_version, e.topic, e.state)
+        for e in recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit)
+    ]
 
 
 def _select_positions(recorder: Any, campaign_id: UUID, positions: list[int]) -> list[tuple[int, str, bytes]]:
@@ -547,10 +598,10 @@ class ChronicleApplication(Application[UUID]):
         if self._plain_json():
             topic = Campaign.FactRecorded.TOPIC
             out = []
-            for row in self.recorder.select_events(campaign_id, gt=gt, lte=lte, limit=limit):
-                if row.topic != topic:
+            for version, state_topic, state in _select_states(self.recorder, campaign_id, gt, lte, limit):
+                if state_topic != topic:
                     break
-                out.append(_decoded(row.originator_version, row.state))
+                out.append(_decoded(version, state))
             else:
                 return out
         return [e.entry() for e in self.events.get(campaign_id, gt=gt, lte=lte, limit=limit)]  # type: ignore[attr-defined]

@@ -45,6 +45,7 @@ from eventsourcing.postgres import (
     PostgresFactory,
 )
 from eventsourcing.utils import Environment, EnvType
+from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 __all__ = ["BoundedPostgresRecorder", "PostgresStore", "retry_catalog_races"]
@@ -193,6 +194,12 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
             for desc in (False, True)
             for limit in (False, True)
         }
+        # ``select_states``: the ascending reads of ``select_events`` without the originator id
+        self._states_statements = {
+            key: statement.replace("SELECT * ", "SELECT originator_version, topic, state ", 1)
+            for key, statement in self._select_statements.items()
+            if not key[2]
+        }
         self.insert_events_statement = self.insert_events_statement.as_string(None)  # type: ignore[assignment]
         self.lock_table_statements = [q.as_string(None) for q in self.lock_table_statements]  # type: ignore[attr-defined,misc]
         self.max_notification_id_statement = self.max_notification_id_statement.as_string(None)  # type: ignore[assignment]
@@ -258,6 +265,27 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
                 )
                 for row in curs.fetchall()
             ]
+
+    @_bounded
+    def select_states(
+        self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None, limit: int | None = None
+    ) -> list[tuple[int, str, bytes]]:
+        """``select_events`` (ascending) as plain ``(version, topic, state)`` rows: what a load
+        decodes itself (``ChronicleApplication._read_facts``). Tuple rows, not the pool's dict
+        rows, no originator id parsed per row, and the bytea sent in binary (the text protocol
+        sends it hex-encoded, twice its size, and decodes it back): 0.6-1.3 us of CPU a fact
+        instead of 5.5-6.2 us measured at 100k facts."""
+        params: list[Any] = [originator_id]
+        if gt is not None:
+            params.append(gt)
+        if lte is not None:
+            params.append(lte)
+        if limit is not None:
+            params.append(limit)
+        statement = self._states_statements[gt is not None, lte is not None, False, limit is not None]
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(statement, params, prepare=True, binary=True)  # type: ignore[call-overload]
+            return curs.fetchall()  # type: ignore[no-any-return]
 
     def sweep(self) -> None:
         """After a connection error, test the pool's idle connections in the background

@@ -36,11 +36,20 @@ PAGE = 97  # facts per query while loading (a prime: pages never line up with ch
 FAR = 40
 
 
-def counting(app: Any) -> Counter[int]:
+def counting(app: Any, monkeypatch: pytest.MonkeyPatch) -> Counter[int]:
     """Make the application's recorder count, per position, the stored events it returns
-    (the real recorder's class, subclassed: every read still goes to the store)."""
+    (the real recorder's class, subclassed: every read still goes to the store), and the
+    plain rows a load reads (``_select_states``, which passes the library's events by)."""
     reads: Counter[int] = Counter()
     real = type(app.recorder)
+    select_states = service._select_states
+
+    def states(*args: Any, **kwargs: Any) -> Any:
+        rows = list(select_states(*args, **kwargs))
+        reads.update(r[0] for r in rows)
+        return rows
+
+    monkeypatch.setattr(service, "_select_states", states)
 
     class Counting(real):  # type: ignore[misc,valid-type]
         def select_events(self, *args: Any, **kwargs: Any) -> Any:
@@ -83,7 +92,7 @@ def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
 
     app = open_application(settings)
     try:
-        reads = counting(app)
+        reads = counting(app, monkeypatch)
         ledger = app.ledger(cid)  # a cold load: this process never saw the campaign
         state, orphans = ledger.state, dict(ledger.orphans)  # the fold (done by the load)
         assert app.cache_stats["cold_loads"] == 1
@@ -128,6 +137,14 @@ def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
                 return super().select_events(*args, **kwargs)
 
         app.recorder.__class__ = Failing
+        select_states = service._select_states
+
+        def states(recorder: Any, campaign_id: UUID, gt: int | None, *args: Any) -> Any:
+            if (gt or 0) >= failing["after"]:
+                raise OSError("the store went away")
+            return select_states(recorder, campaign_id, gt, *args)
+
+        monkeypatch.setattr(service, "_select_states", states)
         with pytest.raises(OSError, match="the store went away"):
             app.ledger(cid)
         assert cid not in app._campaigns
