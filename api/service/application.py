@@ -50,7 +50,6 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-import orjson
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore
@@ -60,6 +59,7 @@ from psycopg.sql import SQL, Identifier
 
 from api.service import observability
 from api.service.gcpause import gc_paused
+from api.service.jsonio import loads_exact
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
 from api.service.snapshots import (
     FOLD,
@@ -113,30 +113,11 @@ _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a 
 # in the first CORRECTION_PREFIX bytes of each stored event, instead of decoding them all.
 CORRECTION_PREFIX = 256
 _CORRECTION_PATTERNS = tuple(f'"fact_type":"{t}"'.encode() for t in sorted(INDEXED))
-_DECODE = json.JSONDecoder().decode  # one decoder for every stored fact (no per-call setup)
-# A run of 19 digits anywhere in a stored fact: it may hold an integer past 64 bits, which orjson
-# reads as a float without a word (json reads it exactly). Such a fact is read by json. Found by
-# mapping every digit to "0" and looking for 19 of them: 0.5 us a fact, where re's [0-9]{19} took
-# 3.4-4.0 us (more than orjson's decode).
-_DIGITS = bytes.maketrans(b"123456789", b"000000000")
-_LONG_NUMBER = b"0" * 19
-
-
-def _json(raw: bytes) -> Any:
-    """Stored JSON decoded exactly as ``json.loads`` decodes it: by orjson (about half the CPU),
-    except where orjson would differ -- an integer past 64 bits (``_LONG_NUMBER``) -- or
-    refuses what json reads (NaN, 1e400, a lone surrogate): then by json."""
-    if _LONG_NUMBER not in raw.translate(_DIGITS):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return _DECODE(raw.decode())
 
 
 def _decoded(version: int, raw: bytes) -> Entry:
     """A stored ``FactRecorded`` event's JSON as a ledger entry (no library event object)."""
-    d = _json(raw)
+    d = loads_exact(raw)
     stamp = d["timestamp"]
     return Entry(
         version,

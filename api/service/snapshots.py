@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 import zlib
@@ -42,10 +41,9 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-import orjson
-
 from api.service import observability
 from api.service.gcpause import gc_paused
+from api.service.jsonio import loads_exact
 from domain.checkpoints import LoadedRow, OrphanLog, PointLoader, load_row, rebuild_loaded
 from domain.ledger import MissingFacts
 
@@ -94,7 +92,6 @@ class SnapshotRow:
         return decode(self.data)
 
 
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
 ENCODE_DEPTH = 3  # containers opened piece by piece by ``encode`` (below: one ``json.dumps`` each)
 ENCODE_CHUNK = 1 << 16  # characters of JSON gathered before each call of the compressor
 _DUMP = json.JSONEncoder(separators=(",", ":")).encode  # (C-accelerated, like json.dumps)
@@ -155,17 +152,7 @@ ROWS_KEPT_FULLS = 2
 def _decoded(data: bytes) -> tuple[dict[str, Any], int]:
     """:func:`decode`, and the size of the row's JSON."""
     raw = zlib.decompress(data)
-    # orjson reads what json.dumps wrote 2-4x faster (a stored checkpoint of a 100k campaign is
-    # megabytes of JSON). It refuses NaN, which json reads as before; but an integer past 64
-    # bits it reads as a float, silently (orjson 3.13: -9223372036854775809 -> -9.2e18), so
-    # a run of 19 digits or more (every such integer has one) sends the row to json.
-    if _LONG_NUMBER.search(raw) is not None:
-        out = json.loads(raw)
-    else:
-        try:
-            out = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            out = json.loads(raw)
+    out = loads_exact(raw)  # (orjson where exact: a stored checkpoint is megabytes of JSON)
     if not isinstance(out, dict):
         raise ValueError("a snapshot is a JSON object")
     return out, len(raw)

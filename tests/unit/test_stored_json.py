@@ -1,9 +1,9 @@
 """Stored facts are decoded by orjson where it reads exactly what json reads (issue 21, P2).
 
-``api.service.application._json`` decodes a stored fact's JSON with orjson (about half the CPU of
+``api.service.jsonio.loads_exact`` decodes a stored fact's JSON with orjson (about half the CPU of
 json) and falls back to json where orjson would differ: an integer past 64 bits (orjson turns it
 into a float without a word), or what orjson refuses and json reads (NaN, Infinity, 1e400). The
-law: for any JSON the store could hold, ``_json`` is ``json.loads`` -- same values, same types.
+law: for any JSON the store could hold, ``loads_exact`` is ``json.loads`` -- same values, same types.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.service.application import _decoded, _json
+from api.service.application import _decoded
+from api.service.jsonio import loads_exact as _json
 
 scalars = (
     st.none()
