@@ -194,6 +194,13 @@ def test_sigterm_mid_load_restart_readiness_logs_and_metrics(deployment: Deploym
                     with lock:
                         acked[key] = out["facts"][0]["position"]
 
+        # the worker's SIGTERM must find it running (on a busy machine its start-up imports can
+        # outlast 40 mutations, and a signal before its handler is set just kills it)
+        until(
+            lambda: any(line["message"] == "worker started" for line in worker.json_lines()),
+            "the worker started",
+            proc=worker,
+        )
         threads = [threading.Thread(target=storm, args=(n,), daemon=True) for n in range(4)]
         for t in threads:
             t.start()
