@@ -166,7 +166,6 @@ def point_loader(
     rules: Any,
     every: int,
     chain: Callable[[int], list[tuple[int, bool, bytes]]],
-    kept_n: int = POINTS_KEPT,
     rows_kept_json: int = ROWS_KEPT_JSON,
 ) -> PointLoader:
     """How a ledger rebuilds a persisted checkpoint of one series: ``chain(position)`` gives its
