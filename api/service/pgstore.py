@@ -157,6 +157,15 @@ def _bounded(inner: F) -> F:
     return bounded  # type: ignore[return-value]
 
 
+def _range(
+    originator_id: UUID | str, gt: int | None, lte: int | None, limit: int | None
+) -> tuple[list[Any], tuple[bool, bool, bool]]:
+    """A ranged read's parameters, and its shape (gt, lte, limit given) that picks the statement."""
+    params: list[Any] = [originator_id]
+    params += [v for v in (gt, lte, limit) if v is not None]
+    return params, (gt is not None, lte is not None, limit is not None)
+
+
 class BoundedPostgresRecorder(PostgresApplicationRecorder):
     """The library's application recorder; its reads and appends retry within a window."""
 
@@ -246,14 +255,8 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         limit: int | None = None,
     ) -> list[StoredEvent]:
         """The library's ``select_events`` with its statement rendered once (``_select_statements``)."""
-        params: list[Any] = [originator_id]
-        if gt is not None:
-            params.append(gt)
-        if lte is not None:
-            params.append(lte)
-        if limit is not None:
-            params.append(limit)
-        statement = self._select_statements[gt is not None, lte is not None, desc, limit is not None]
+        params, shape = _range(originator_id, gt, lte, limit)
+        statement = self._select_statements[shape[0], shape[1], desc, shape[2]]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, params, prepare=True)  # type: ignore[call-overload]
             return [
@@ -275,14 +278,8 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
         rows, no originator id parsed per row, and the bytea sent in binary (the text protocol
         sends it hex-encoded, twice its size, and decodes it back): 0.6-1.3 us of CPU a fact
         instead of 5.5-6.2 us measured at 100k facts."""
-        params: list[Any] = [originator_id]
-        if gt is not None:
-            params.append(gt)
-        if lte is not None:
-            params.append(lte)
-        if limit is not None:
-            params.append(limit)
-        statement = self._states_statements[gt is not None, lte is not None, False, limit is not None]
+        params, shape = _range(originator_id, gt, lte, limit)
+        statement = self._states_statements[shape[0], shape[1], False, shape[2]]
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             curs.execute(statement, params, prepare=True, binary=True)  # type: ignore[call-overload]
             return curs.fetchall()  # type: ignore[no-any-return]
