@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 from uuid import UUID
 
 from fastapi.testclient import TestClient
@@ -36,7 +37,11 @@ class Struck:
     gm: str
     vex: str
     campaign: str
-    positions: list[int]
+    facts: list[dict[str, Any]]  # each blow's fact, as its mutation answered
+
+    @property
+    def positions(self) -> list[int]:
+        return [f["position"] for f in self.facts]
 
 
 @contextmanager
@@ -47,36 +52,25 @@ def vex_struck(amounts: Iterable[int]) -> Iterator[Struck]:
         cid, gm = create_campaign(g)
         vex = pc(g, cid, gm, "Vex")
         campaign = gid("Campaign", cid, cid)
-        positions = [
-            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)["facts"][0][
-                "position"
-            ]
+        facts = [
+            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)["facts"][0]
             for n in amounts
         ]
-        yield Struck(app, g, cid, gm, vex, campaign, positions)
+        yield Struck(app, g, cid, gm, vex, campaign, facts)
 
 
 def test_history_pages_show_outcomes_and_lines_as_corrected() -> None:
-    app = ChronicleApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with TestClient(create_app(Settings(database_url="memory:"), app)) as client:
-        g = GQL(client)
-        cid, gm = create_campaign(g)
-        vex = pc(g, cid, gm, "Vex")
-        campaign = gid("Campaign", cid, cid)
-        hits = [
-            g.mutate("dealDamage", {"campaignId": campaign, "characterId": vex, "amount": n}, gm)
-            for n in (5, 7)
-        ]
+    with vex_struck((5, 7)) as t:
+        g, gm, campaign = t.g, t.gm, t.campaign
         first = g.ok(HISTORY, {"id": campaign}, gm)["node"]
         cursor = first["history"]["edges"][-1]["cursor"]
         page = g.ok(HISTORY, {"id": campaign, "after": cursor}, gm)["node"]["history"]["edges"]
         by_position = {e["node"]["position"]: e["node"] for e in page}
-        for hit in hits:
-            fact = hit["facts"][0]
+        for fact in t.facts:
             assert by_position[fact["position"]]["outcome"] == fact["outcome"]
             assert by_position[fact["position"]]["status"] == ["ACTIVE"]
 
-        revoked_at = hits[0]["facts"][0]["position"]
+        revoked_at, later = t.positions
         out = g.mutate(
             "revokeFact", {"campaignId": campaign, "position": revoked_at, "reason": "misread"}, gm
         )
@@ -84,7 +78,6 @@ def test_history_pages_show_outcomes_and_lines_as_corrected() -> None:
         page = g.ok(HISTORY, {"id": campaign, "after": cursor}, gm)["node"]["history"]["edges"]
         now = {e["node"]["position"]: e["node"] for e in page}
         assert now[revoked_at]["status"] == ["REVOKED"] and now[revoked_at]["outcome"] is None
-        later = hits[1]["facts"][0]["position"]
         assert now[later]["outcome"]["hp_lost"] == 7
         lines = g.ok(HISTORY, {"id": campaign}, gm)["node"]["log"]["edges"]
         assert [line["node"]["position"] for line in lines] == [revoked_at, later, out["position"]]
