@@ -663,7 +663,12 @@ class ChronicleApplication(Application[UUID]):
         frozen after each page."""
 
         def read(after: int) -> list[Entry]:
-            return self._read_facts(campaign_id, gt=after, lte=upto, limit=LOAD_PAGE)
+            # A page is a range of positions, not "the next LOAD_PAGE after": positions are
+            # contiguous, so it holds the same facts, and a server planning without statistics
+            # (a campaign just imported or grown) reads an index range instead of planning a
+            # scan of everything after ``after``.
+            bound = after + LOAD_PAGE if upto is None else min(upto, after + LOAD_PAGE)
+            return self._read_facts(campaign_id, gt=after, lte=bound, limit=LOAD_PAGE)
 
         loaded = 0
         after = campaign.version
