@@ -41,11 +41,13 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from hashlib import blake2b
 from typing import Any, Protocol
 from uuid import UUID
 
 import psycopg
+from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import Notification, PersistenceError
 
 from domain.campaign import Campaign
@@ -492,6 +494,20 @@ class Projector:
             pass
 
     def _apply(self, n: Notification) -> Campaign | None:
+        stored_fact = getattr(self.source, "stored_fact", None)
+        entry = stored_fact(n.topic, n.originator_version, n.state) if stored_fact is not None else None
+        if entry is not None:  # a recorded fact, decoded without its library event object
+            version = entry.seq
+            campaign = self._load(n.originator_id, version - 1, n.id)
+            if campaign.version >= version:
+                return campaign  # already folded
+            if campaign.version != version - 1:  # (what the event's mutate would refuse)
+                raise OriginatorVersionError(version, campaign.version + 1)
+            campaign.ledger.append(entry)
+            campaign.version = version
+            campaign.modified_on = datetime.fromisoformat(entry.timestamp)
+            self._notification_ids.setdefault(campaign.id, {})[version] = n.id
+            return campaign
         event = self.source.mapper.to_domain_event(n)
         cid = event.originator_id
         if isinstance(event, Campaign.Started):

@@ -701,6 +701,15 @@ class ChronicleApplication(Application[UUID]):
             if ahead is not None:  # the caller stopped early: wait for the read (then drop it)
                 concurrent.futures.wait([ahead])
 
+    def stored_fact(self, topic: str, version: int, state: bytes) -> Entry | None:
+        """A stored event as the ledger entry it records, decoded straight from its JSON as a
+        load does (``_decoded``: no library event object, a third of a rebuild's decoding cost);
+        None when it is not a recorded fact or the store's events are not plain JSON (the
+        caller then decodes through the library's mapper)."""
+        if topic != Campaign.FactRecorded.TOPIC or not self._plain_json():
+            return None
+        return _decoded(version, state)
+
     def campaign_at(self, campaign_id: UUID, version: int) -> Campaign:
         """A private copy of the campaign after position ``version``, for a reader that folds on
         from there (the read models' projector): restored from the newest persisted snapshot at
