@@ -907,6 +907,10 @@ class PostgresViews(ViewStore):
                 self._conn.close()
             self._conn = connect_postgres(self.db, "chronicle-views")
             set_json_loads(codec.loads, self._conn)  # decode what codec.dumps escaped
+            # Read models are derived: a commit need not wait for its WAL flush. A crash can lose
+            # the last few hundred milliseconds of view writes, never half of one (rows and
+            # tracking commit together), and the worker projects them again from the log.
+            self._conn.execute("SET synchronous_commit = off")
         return self._conn
 
     def _statements(self) -> list[str]:

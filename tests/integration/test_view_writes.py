@@ -441,3 +441,22 @@ def test_a_worker_process_collects_garbage_between_steps_not_during(
         assert seen == [True]
     finally:
         serving.close()
+
+
+@pytest.mark.postgres
+def test_view_commits_do_not_wait_for_the_wal_but_the_event_stores_do(postgres_store: Settings) -> None:
+    """Read models are derived from the log: their connection commits asynchronously (a crash
+    loses the last view writes whole, rows and tracking together, and the worker projects them
+    again), while the event store's connections keep PostgreSQL's synchronous commit."""
+    views = wiring.open_views(postgres_store)
+    app = open_application(postgres_store)
+    try:
+        assert isinstance(views, PostgresViews)
+        [row] = views._fetch("SHOW synchronous_commit")
+        assert row["synchronous_commit"] == "off"
+        with app.recorder.datastore.get_connection() as conn, conn.cursor() as cur:  # type: ignore[attr-defined]
+            cur.execute("SHOW synchronous_commit")
+            assert cur.fetchone()["synchronous_commit"] == "on"
+    finally:
+        views.close()
+        app.close()
