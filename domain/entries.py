@@ -59,6 +59,13 @@ class Entries(Sequence[Entry]):
     The resident part is ``_recent`` (indexes ``_base`` ..); older facts come from the loader
     in pages of ``page`` facts, the last ``pages_kept`` of which are cached. Single facts asked
     for by position (a correction's target, say) are read one by one (:meth:`point`).
+
+    A short stretch read back outside the pages (shorter than a page: a page of the history, the
+    fold from the checkpoint before it) is *held* until another one is read: one request's reads
+    of one stretch share it. A history page with outcomes reads its 20 facts, then folds from
+    the checkpoint before them through them; the fold reads only the facts before the page and
+    *stretches* the held range down to them (up to a page of facts), so the page's facts are
+    read from the store once, not twice (:meth:`_read_held`).
     """
 
     def __init__(self, first_seq: int, prepare: Callable[[Entry], Entry] | None = None) -> None:
@@ -72,6 +79,8 @@ class Entries(Sequence[Entry]):
         self._base = 0
         self._recent: list[Entry] = []
         self._pages: OrderedDict[int, list[Entry]] = OrderedDict()
+        # the short stretch read back last: its first index and its entries (all below _base)
+        self._held: tuple[int, list[Entry]] = (0, [])
         self.loads = 0  # loader calls so far (diagnostics and tests)
 
     # ------------------------------------------------------------------ configuration
@@ -81,6 +90,7 @@ class Entries(Sequence[Entry]):
             raise ValueError("window >= 0, page >= 1 and pages_kept >= 1")
         self._loader, self._window, self._page, self._pages_kept = loader, window, page, pages_kept
         self._pages.clear()
+        self._held = (0, [])
         self._trim()
 
     @property
@@ -95,7 +105,7 @@ class Entries(Sequence[Entry]):
     @property
     def resident(self) -> int:
         """How many facts are held in memory (recent ones and cached pages)."""
-        return len(self._recent) + sum(len(p) for p in self._pages.values())
+        return len(self._recent) + sum(len(p) for p in self._pages.values()) + len(self._held[1])
 
     # ------------------------------------------------------------------ growing
     def append(self, entry: Entry) -> None:
@@ -119,6 +129,8 @@ class Entries(Sequence[Entry]):
         self._count = count
         for pn in [pn for pn in self._pages if (pn + 1) * self._page > count]:
             del self._pages[pn]
+        if self._held[0] + len(self._held[1]) > count:
+            self._held = (0, [])
 
     def skip_to(self, count: int) -> None:
         """Declare ``count`` facts stored without holding any (a ledger restored from a snapshot)."""
@@ -160,6 +172,9 @@ class Entries(Sequence[Entry]):
             raise IndexError(index)
         if index >= self._base:
             return self._recent[index - self._base]
+        lo, held = self._held
+        if lo <= index < lo + len(held):
+            return held[index - lo]
         pn = index // self._page
         return self._load_page(pn)[index - pn * self._page]
 
@@ -180,13 +195,25 @@ class Entries(Sequence[Entry]):
                 return
             pn = i // self._page
             span = min(stop, self._base) - i
-            if self._loader is not None and (
-                span > self._pages_kept * self._page or (span < self._page and pn not in self._pages)
-            ):
-                # a long stretch (a refold after an early correction), or a short one whose page
-                # is not cached (an as-of folds at most one checkpoint interval): read exactly it
+            lo, held = self._held
+            if lo <= i < lo + len(held):  # read back for this request already
+                end = min(lo + len(held), i + span)
+                yield from held[i - lo : end - lo]
+                i = end
+                continue
+            if self._loader is not None and span > self._pages_kept * self._page:
+                # a long stretch (a refold after an early correction): read in big reads
                 end = i + span
                 yield from self._stream(i, end)
+                i = end
+                continue
+            if self._loader is not None and span < self._page and pn not in self._pages:
+                # a short one whose page is not cached (an as-of folds at most one checkpoint
+                # interval): read exactly it, up to what is held already, and hold it
+                end = i + span
+                if i < lo < end and held:
+                    end = lo
+                yield from self._read_held(i, end)
                 i = end
                 continue
             page = self._load_page(pn)
@@ -195,6 +222,20 @@ class Entries(Sequence[Entry]):
             for j in range(i - lo, end - lo):
                 yield page[j]
             i = end
+
+    def _read_held(self, lo: int, hi: int) -> list[Entry]:
+        """Entries ``lo`` .. ``hi - 1`` (fewer than a page, none resident), read at once and held
+        -- together with the stretch held before when the two meet and fit in a page (the fold
+        from a checkpoint up to a page of the history already read), else instead of it."""
+        got = self._read(lo, hi - 1)
+        h_lo, held = self._held
+        if held and hi == h_lo and len(got) + len(held) <= self._page:
+            self._held = (lo, got + held)
+        elif held and lo == h_lo + len(held) and len(got) + len(held) <= self._page:
+            self._held = (h_lo, held + got)
+        else:
+            self._held = (lo, got)
+        return got
 
     def _stream(self, lo: int, hi: int) -> Iterator[Entry]:
         """Entries ``lo`` .. ``hi - 1``, none of them resident, read ``page * pages_kept * 2`` at a
@@ -234,12 +275,15 @@ class Entries(Sequence[Entry]):
                 yield got
 
     def holds(self, index: int) -> bool:
-        """Whether the entry at ``index`` is in memory (resident or in a cached page)."""
-        return 0 <= index < self._count and (index >= self._base or (index // self._page) in self._pages)
+        """Whether the entry at ``index`` is in memory (resident, in a cached page or held)."""
+        lo, held = self._held
+        return 0 <= index < self._count and (
+            index >= self._base or (index // self._page) in self._pages or lo <= index < lo + len(held)
+        )
 
     def point(self, index: int) -> Entry:
         """One entry, without loading (or caching) its whole page when it is not resident."""
-        if index >= self._base or (index // self._page) in self._pages:
+        if self.holds(index):
             return self[index]
         if not 0 <= index < self._count:
             raise IndexError(index)

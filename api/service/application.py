@@ -60,9 +60,10 @@ from psycopg.sql import SQL, Identifier
 from api.service import observability
 from api.service.gcpause import gc_paused
 from api.service.jsonio import loads_exact
-from api.service.snapshots import CORRECTED as CORRECTED_POINTS
 from api.service.snapshots import (
+    CHECKPOINT_CACHE_MB,
     FOLD,
+    CheckpointRows,
     SnapshotRow,
     SnapshotWriter,
     encode,
@@ -70,6 +71,7 @@ from api.service.snapshots import (
     point_loader,
     snapshot_store,
 )
+from api.service.snapshots import CORRECTED as CORRECTED_POINTS
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from domain import dice, rulesets
 from domain.campaign import Campaign
@@ -97,7 +99,7 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 8
 CONTENDED_FOR = 10.0  # seconds commits take the replicas' lock after a lost race (_across_replicas)
 # Defaults of the memory settings (CHRONICLE_CACHE_MAX_FACTS, CHRONICLE_LEDGER_WINDOW,
-# CHRONICLE_SNAPSHOT_EVERY in api/service/settings.py).
+# CHRONICLE_SNAPSHOT_EVERY, CHRONICLE_CHECKPOINT_CACHE_MB in api/service/settings.py).
 CACHE_MAX_FACTS = 250_000
 LEDGER_WINDOW = 10_000
 SNAPSHOT_EVERY = 5_000
@@ -381,6 +383,7 @@ class ChronicleApplication(Application[UUID]):
         cache_max_facts: int = CACHE_MAX_FACTS,
         ledger_window: int = LEDGER_WINDOW,
         snapshot_every: int = SNAPSHOT_EVERY,
+        checkpoint_cache_mb: int = CHECKPOINT_CACHE_MB,
     ) -> None:
         super().__init__(env=env)
         self.cache_max_facts = cache_max_facts
@@ -413,6 +416,8 @@ class ChronicleApplication(Application[UUID]):
         self.snapshots = snapshot_store(self.recorder, bool(strtobool(self.env.get("CREATE_TABLE") or "yes")))
         self.snapshot_writer = SnapshotWriter(self._write_snapshot) if snapshot_every else None
         self._points_have: dict[UUID, dict[str, set[int]]] = {}  # checkpoint rows stored, per campaign
+        # persisted checkpoint rows loaded, shared by every campaign's point loaders (both series)
+        self.checkpoint_rows = CheckpointRows(checkpoint_cache_mb * 1_000_000)
 
     def close(self) -> None:
         """Snapshot the cached campaigns that moved on a good deal (briefly), then close the store."""
@@ -792,7 +797,10 @@ class ChronicleApplication(Application[UUID]):
         """How a ledger rebuilds a persisted checkpoint: its rows, from the last full state."""
         store = self.snapshots
         return point_loader(
-            ledger.ruleset, ledger.checkpoint_every, lambda position: store.chain(campaign_id, kind, position)
+            ledger.ruleset,
+            ledger.checkpoint_every,
+            lambda position: store.chain(campaign_id, kind, position),
+            self.checkpoint_rows,
         )
 
     def _after_load(self, campaign_id: UUID, campaign: Campaign) -> None:

@@ -36,6 +36,9 @@ CHRONICLE_LEDGER_WINDOW              10000                             recent fa
                                                                        memory (older ones are read back)
 CHRONICLE_SNAPSHOT_EVERY             5000                              new facts after which a campaign's fold
                                                                        is snapshotted (0: never)
+CHRONICLE_CHECKPOINT_CACHE_MB        32                                megabytes of persisted checkpoint rows
+                                                                       (their JSON) kept loaded, shared by
+                                                                       every campaign (0: none)
 ===================================  ================================  =======================================
 
 ``CHRONICLE_DATABASE_URL`` takes one of:
@@ -103,6 +106,7 @@ READY_TIMEOUT = PREFIX + "READY_TIMEOUT"
 CACHE_MAX_FACTS = PREFIX + "CACHE_MAX_FACTS"
 LEDGER_WINDOW = PREFIX + "LEDGER_WINDOW"
 SNAPSHOT_EVERY = PREFIX + "SNAPSHOT_EVERY"
+CHECKPOINT_CACHE_MB = PREFIX + "CHECKPOINT_CACHE_MB"
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/chronicle.sqlite"
 DEFAULT_HOST = "127.0.0.1"
@@ -121,6 +125,7 @@ DEFAULT_READY_TIMEOUT = 2.0
 DEFAULT_CACHE_MAX_FACTS = 250_000
 DEFAULT_LEDGER_WINDOW = 10_000
 DEFAULT_SNAPSHOT_EVERY = 5_000
+DEFAULT_CHECKPOINT_CACHE_MB = 32
 
 _SCHEME_HINT = "use sqlite:///path or postgresql://..."
 _POSTGRES_PARAMS = ("schema", "connect_timeout")
@@ -331,6 +336,7 @@ class Settings:
     cache_max_facts: int = DEFAULT_CACHE_MAX_FACTS
     ledger_window: int = DEFAULT_LEDGER_WINDOW
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
+    checkpoint_cache_mb: int = DEFAULT_CHECKPOINT_CACHE_MB
     database: Database = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -363,6 +369,7 @@ class Settings:
             (CACHE_MAX_FACTS, self.cache_max_facts, 1),
             (LEDGER_WINDOW, self.ledger_window, 0),
             (SNAPSHOT_EVERY, self.snapshot_every, 0),
+            (CHECKPOINT_CACHE_MB, self.checkpoint_cache_mb, 0),
         ):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(variable, f"must be an integer, got {value!r}")
@@ -409,6 +416,7 @@ class Settings:
             (CACHE_MAX_FACTS, "cache_max_facts", 1),
             (LEDGER_WINDOW, "ledger_window", 0),
             (SNAPSHOT_EVERY, "snapshot_every", 0),
+            (CHECKPOINT_CACHE_MB, "checkpoint_cache_mb", 0),
         ):
             if (raw := get(variable)) is not None:
                 graphql[name] = _parse_count(variable, raw, minimum)

@@ -50,7 +50,9 @@ from domain.ledger import MissingFacts
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "CHECKPOINT_CACHE_MB",
     "CORRECTED",
+    "CheckpointRows",
     "FOLD",
     "RECORDED",
     "MemorySnapshots",
@@ -142,11 +144,57 @@ def json_pieces(value: Any, depth: int) -> Iterator[str]:
 
 
 POINTS_KEPT = 2  # checkpoints kept rebuilt per loader, to rebuild later ones from
-# Rows kept loaded per loader, by the size of their JSON: at least this much, and room for twice
-# the largest full state met (a full state at 100k facts is 3.3 MB of JSON, 11 MB loaded; the
-# deltas of one stretch between two full states about 2 MB of JSON)
-ROWS_KEPT_JSON = 16_000_000
-ROWS_KEPT_FULLS = 2
+CHECKPOINT_CACHE_MB = 32  # CHRONICLE_CHECKPOINT_CACHE_MB: the loaded rows one application keeps
+
+
+class CheckpointRows:
+    """Loaded checkpoint rows (:func:`domain.checkpoints.load_row`), least recently used first,
+    shared by every point loader of an application -- every campaign's, both series' -- and
+    bounded by the size of their JSON (``budget`` bytes; a loaded row takes about three times
+    its JSON in memory): a history page at a random position rebuilds its checkpoint from the
+    rows it shares with those loaded before (the full state and the deltas of its stretch),
+    decoding only the others, whichever loader loaded them. A row is keyed by its ruleset,
+    position, form (full or delta) and bytes: a rebuilt state is a function of its rows, and a loaded row is
+    never changed by a rebuild (``rebuild_loaded``), so reusing it gives what decoding gives.
+    Thread-safe (the snapshot writer rebuilds checkpoints beside the requests)."""
+
+    def __init__(self, budget: int = CHECKPOINT_CACHE_MB * 1_000_000) -> None:
+        self.budget = budget
+        self._rows: OrderedDict[tuple[int, int, bool, bytes], tuple[LoadedRow, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.size = 0  # JSON bytes of the rows kept
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def get(self, key: tuple[int, int, bool, bytes]) -> LoadedRow | None:
+        with self._lock:
+            hit = self._rows.get(key)
+            if hit is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._rows.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: tuple[int, int, bool, bytes], row: LoadedRow, size: int) -> None:
+        """Keep ``row`` (its JSON ``size`` bytes), letting the least recently used go beyond the
+        budget; a row larger than the whole budget is not kept (budget 0: nothing is)."""
+        if size > self.budget:
+            return
+        with self._lock:
+            if key in self._rows:
+                return
+            self._rows[key] = (row, size)
+            self.size += size
+            while self.size > self.budget:
+                self.size -= self._rows.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self.size = 0
 
 
 def _decoded(data: bytes) -> tuple[dict[str, Any], int]:
@@ -166,43 +214,26 @@ def point_loader(
     rules: Any,
     every: int,
     chain: Callable[[int], list[tuple[int, bool, bytes]]],
-    rows_kept_json: int = ROWS_KEPT_JSON,
+    rows: CheckpointRows | None = None,
 ) -> PointLoader:
     """How a ledger rebuilds a persisted checkpoint of one series: ``chain(position)`` gives its
-    rows (position, full, data), from the last full state at or before it up to it."""
+    rows (position, full, data), from the last full state at or before it up to it; the rows
+    loaded are kept in ``rows``, the application's cache (by default one of the loader's own)."""
     # Checkpoints rebuilt lately, each with the rows it was rebuilt from: a later checkpoint of
     # the same chain starts from the newest one whose rows are a prefix of its own (same
     # positions, same bytes: a rebuilt state is a function of its rows), so it decodes only
     # the deltas after it instead of the full state and up to 127 deltas again.
     kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
-    # Rows loaded lately (least recently used first), by position and bytes, with their JSON's
-    # size: a checkpoint anywhere else (a history page at a random position) is rebuilt from the
-    # rows it shares with those, decoding only the others. A loaded row is never changed by a
-    # rebuild (``rebuild_loaded``), so reusing it gives the state decoding it again gives.
-    rows_kept: OrderedDict[tuple[int, bytes], tuple[LoadedRow, int]] = OrderedDict()
-    kept_json = [0, 0]  # JSON size of the rows kept, of the largest full state met
-    # the snapshot writer rebuilds checkpoints through this loader too (a capture's series copy,
-    # outside the campaign's lock), so the kept rows are shared between threads
-    rows_lock = threading.Lock()
+    cache = CheckpointRows() if rows is None else rows
+    ruleset = id(rules)
 
     def loaded(position: int, full: bool, data: bytes) -> LoadedRow:
-        key = (position, data)
-        with rows_lock:
-            hit = rows_kept.get(key)
-            if hit is not None:
-                rows_kept.move_to_end(key)
-                return hit[0]
-        raw, size = _decoded(data)
-        row = load_row(rules, full, raw)
-        with rows_lock:
-            if key not in rows_kept:
-                rows_kept[key] = (row, size)
-                kept_json[0] += size
-            if full:
-                kept_json[1] = max(kept_json[1], size)
-            budget = max(rows_kept_json, ROWS_KEPT_FULLS * kept_json[1])
-            while kept_json[0] > budget and len(rows_kept) > 1:
-                kept_json[0] -= rows_kept.popitem(last=False)[1][1]
+        key = (ruleset, position, full, data)
+        row = cache.get(key)
+        if row is None:
+            raw, size = _decoded(data)
+            row = load_row(rules, full, raw)
+            cache.put(key, row, size)
         return row
 
     def load(position: int) -> Any:

@@ -124,6 +124,7 @@ def open_application(settings: Settings, environ: Mapping[str, str] | None = Non
             cache_max_facts=settings.cache_max_facts,
             ledger_window=settings.ledger_window,
             snapshot_every=settings.snapshot_every,
+            checkpoint_cache_mb=settings.checkpoint_cache_mb,
         )
     except (PersistenceError, sqlite3.Error, psycopg.Error, OSError) as exc:
         raise ConfigError(DATABASE_URL, f"cannot open {_where(db)}: {_reason(exc)}") from exc

@@ -22,7 +22,7 @@ from api.service import application as application_module
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
-from api.service.snapshots import FOLD, SnapshotRow
+from api.service.snapshots import FOLD, SnapshotRow, point_loader
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
@@ -370,10 +370,37 @@ def test_a_stored_checkpoint_rebuilt_from_one_rebuilt_before_it_is_the_same(open
         warm = app._point_loader(cid, kind, ledger)
         for p in order:
             state, orphans = warm(p)
-            cold_state, cold_orphans = app._point_loader(cid, kind, ledger)(p)
+            # (a loader keeping its own rows: the application's loaders share theirs)
+            cold = point_loader(
+                rules,
+                ledger.checkpoint_every,
+                lambda q: app.snapshots.chain(cid, kind, q),  # noqa: B023
+            )
+            cold_state, cold_orphans = cold(p)
             assert rules.dump_state(state) == rules.dump_state(cold_state), (kind, p)
             assert dict(orphans) == dict(cold_orphans), (kind, p)
             state.creatures.clear()  # a private copy: changing it changes no later answer
+
+
+@pytest.mark.parametrize("cache_mb", [32, 0])
+def test_a_reloaded_campaign_rebuilds_stored_checkpoints_from_rows_kept(opened: Any, cache_mb: int) -> None:
+    """The stored checkpoint rows an application loaded are kept for all its campaigns' point
+    loaders (CHRONICLE_CHECKPOINT_CACHE_MB): after the campaign is dropped from memory and
+    loaded again (new loaders), an as-of far back rebuilds its checkpoint without decoding a
+    row; with the setting at 0 nothing is kept and each rebuild decodes its rows again."""
+    _, cid = lived(opened, 1100, 4)
+    fresh = opened(checkpoint_cache_mb=cache_mb)
+    rows = fresh.checkpoint_rows
+    assert fresh.summary(cid, 300) and fresh.summary(cid, 555, "recorded")
+    decoded = rows.misses
+    assert decoded > 0
+    fresh._forget(cid)
+    assert fresh.summary(cid, 300) and fresh.summary(cid, 555, "recorded")
+    if cache_mb:
+        assert rows.misses == decoded and rows.hits >= decoded
+        assert 0 < rows.size <= cache_mb * 1_000_000
+    else:
+        assert rows.misses == 2 * decoded and len(rows) == 0
 
 
 def _revoke_early(app: ChronicleApplication, cid: UUID) -> int:

@@ -1,9 +1,10 @@
 """Rebuilding persisted checkpoints (``api.service.snapshots.point_loader``) from rows it keeps.
 
 A history page at a random position rebuilds the stored checkpoint before it: the full state at
-or before it and up to 127 deltas after that. The loader keeps the rows it loaded (within a
-budget), so the next page in the same stretch decodes only the rows it does not share with
-them. A checkpoint rebuilt from kept rows must be the very state decoding every row gives.
+or before it and up to 127 deltas after that. The rows loaded are kept (within a budget, in a
+cache every loader of the application shares), so the next page in the same stretch decodes
+only the rows it does not share with them, whichever loader loaded them. A checkpoint rebuilt
+from kept rows must be the very state decoding every row gives.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def test_a_checkpoint_rebuilt_from_kept_rows_is_the_one_decoding_every_row_gives
     """Checkpoints asked in any order (earlier, later, in other stretches, again), with the
     loader keeping nothing, some or all of its rows: each is the state and orphans that
     decoding its whole chain gives, and handing one out changes no later one."""
-    load = point_loader(RULES, EVERY, ROWS.chain, rows_kept_json=budget)
+    cache = snapshots.CheckpointRows(budget)
+    load = point_loader(RULES, EVERY, ROWS.chain, cache)
     for i in picks:
         position = ROWS.positions[i]
         got_state, got_orphans = load(position)
@@ -77,6 +79,7 @@ def test_a_checkpoint_rebuilt_from_kept_rows_is_the_one_decoding_every_row_gives
         same(got_state, want_state)
         assert dict(got_orphans) == dict(want_orphans)
         got_state.creatures.clear()  # the caller owns its copy: nothing the loader keeps changes
+        assert cache.size <= budget  # the rows kept stay within the budget
 
 
 def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(
@@ -102,6 +105,36 @@ def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(
     assert decoded == [], "the full state and the deltas before it were kept"
     load(stretch[-1])
     assert len(decoded) == 1, "only the delta never loaded"
+
+
+def test_loaders_sharing_the_rows_decode_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The application's loaders share one cache of loaded rows: a loader made afresh (the
+    campaign reloaded after eviction, the other series, another campaign with the same rows)
+    rebuilds a checkpoint another one loaded without decoding a row; the least recently used
+    rows go beyond the budget."""
+    decoded: list[int] = []
+    real = snapshots.zlib.decompress
+
+    def counting(data: bytes, *args: Any) -> bytes:
+        decoded.append(len(data))
+        return real(data, *args)
+
+    monkeypatch.setattr(snapshots.zlib, "decompress", counting)
+    rows = snapshots.CheckpointRows()
+    position = ROWS.positions[-1]
+    point_loader(RULES, EVERY, ROWS.chain, rows)(position)
+    assert len(decoded) == len(ROWS.chain(position))
+    decoded.clear()
+    state, orphans = point_loader(RULES, EVERY, ROWS.chain, rows)(position)
+    assert decoded == [], "the rows another loader loaded were shared"
+    want_state, want_orphans = ROWS.decoded(position)
+    same(state, want_state)
+    assert dict(orphans) == dict(want_orphans)
+    assert rows.hits == len(ROWS.chain(position))
+    # a budget that holds about one row: the newest row is kept, the others let go
+    small = snapshots.CheckpointRows(max(len(zlib.decompress(d)) for _, _, d in ROWS.chain(position)))
+    point_loader(RULES, EVERY, ROWS.chain, small)(position)
+    assert 1 <= len(small) < len(ROWS.chain(position)) and small.size <= small.budget
 
 
 def test_a_rebuilt_state_shares_no_open_encounter_with_the_rows_it_came_from() -> None:
