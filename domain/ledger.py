@@ -93,6 +93,7 @@ RECORDED = "recorded"
 # and without a window folds every LOAD_FOLD_EVERY facts.
 LOOKAHEAD = 1 << 62
 LOAD_FOLD_EVERY = 8192
+PAUSE_EVERY = 256  # Ledger.refold: facts folded between two calls of its ``pause``
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
 # Correction facts: they change how earlier facts are read.
@@ -1068,7 +1069,9 @@ class Ledger:
             if self._res.through <= seq:
                 self._record(seq, n, cp, view, None)
 
-    def refold(self, sink: StateSink) -> int:
+    def refold(
+        self, sink: StateSink, pause: Callable[[], object] | None = None, pause_every: int = PAUSE_EVERY
+    ) -> int:
         """Fold the facts appended since the last read, telling ``sink`` how every fact reads
         whose reading may have changed: the new facts and, after a correction, every fact from
         the earliest one it affects (its outcome, status or annotation). Used by projections to
@@ -1077,6 +1080,11 @@ class Ledger:
 
         ``sink(entry, outcome, orphan_reason, state)`` sees the live state just after the fact:
         read it at once, never keep or change it.
+
+        ``pause``: called after every ``pause_every`` facts folded (never before the first, so
+        a refold of fewer facts never calls it), between two facts; it may block (a reader that
+        gives way to others, such as a server's in-process read models), and must leave this
+        ledger alone meanwhile.
         """
         first_new = self.first_seq + self._folded if self._folded < len(self.entries) else self.next_seq
         start, old, reset = first_new, self._res, False
@@ -1112,9 +1120,17 @@ class Ledger:
             n0, base, state, orphans = self._start_point(start)
             self.refolded_from = min(self.refolded_from, start)
 
+        folded = 0
+        every = max(1, pause_every)
+
         def report(e: Entry, outcome: dict[str, Any] | None, orphan: str | None) -> None:
+            nonlocal folded
             if e.seq >= start:
                 sink(e, outcome, orphan, state)
+            if pause is not None:
+                folded += 1
+                if folded % every == 0:
+                    pause()
 
         stop = len(self.entries)
         self._tip = self._fold(

@@ -39,7 +39,7 @@ import marshal
 import sqlite3
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from hashlib import blake2b
@@ -53,7 +53,7 @@ from eventsourcing.persistence import Notification, PersistenceError
 from domain.campaign import Campaign
 from domain.core.narration import Narrator
 from domain.core.state import Journal
-from domain.ledger import Entry, Ledger
+from domain.ledger import PAUSE_EVERY, Entry, Ledger
 from domain.rulesets import narrator_for
 from projections.narrate import FactStatus, annotate
 
@@ -397,9 +397,14 @@ JOURNALS_KEPT = 64  # per campaign: how far back a fold taken back's journal can
 class Projector:
     """Turns notifications into :class:`Batch` es of view rows (no I/O except lazy loads)."""
 
-    def __init__(self, source: Source, *, max_campaigns: int = 1024) -> None:
+    def __init__(
+        self, source: Source, *, max_campaigns: int = 1024, pause: Callable[[], object] | None = None
+    ) -> None:
         self.source = source
         self.max_campaigns = max_campaigns
+        # called every PAUSE_EVERY facts a batch refolds or derives rows of (may block: the
+        # in-process follower gives way to the server's commands there; Follower)
+        self.pause = pause
         self._campaigns: OrderedDict[UUID, Campaign] = OrderedDict()
         self._notification_ids: dict[UUID, dict[int, int]] = {}
         # campaign -> what its rows in the view store hold, per projection (creatures, encounters)
@@ -578,7 +583,7 @@ class Projector:
             readings.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))
 
         try:
-            ledger.refold(sink)
+            ledger.refold(sink, pause=self.pause)
         except STORE_UNAVAILABLE:
             raise
         except Exception as exc:  # the fold failed on the fact after the last one it reported
@@ -593,7 +598,10 @@ class Projector:
         facts, log = shown["facts"], shown["log"]
         if wanted & {"facts", "log"} and readings:
             res = ledger.resolution
-            for r in readings:
+            pause = self.pause
+            for k, r in enumerate(readings, 1):
+                if pause is not None and k % PAUSE_EVERY == 0:
+                    pause()
                 seq = r.entry.seq
                 try:
                     fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))

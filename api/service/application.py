@@ -59,6 +59,7 @@ from psycopg.sql import SQL, Identifier
 
 from api.service import observability
 from api.service.gcpause import gc_paused
+from api.service.giveway import CommandGate
 from api.service.jsonio import loads_exact
 from api.service.snapshots import (
     CHECKPOINT_CACHE_MB,
@@ -108,6 +109,9 @@ FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the hea
 LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
+# give_way: after a command, the work beside the request path (the in-process read models) waits
+# this long for the next one too -- a client sends its next command as soon as the last is answered
+QUIET_S = 0.1
 IMPORT_EXPECTS = "import_expects_facts"  # campaign meta: set by imports, never exported
 
 _RULING = b'"ruling'  # in a stored fact's JSON wherever its payload may cite a ruling
@@ -414,7 +418,10 @@ class ChronicleApplication(Application[UUID]):
             "unstaged": 0,  # commits whose unsaved facts were taken back out (a lost race)
         }
         self.snapshots = snapshot_store(self.recorder, bool(strtobool(self.env.get("CREATE_TABLE") or "yes")))
-        self.snapshot_writer = SnapshotWriter(self._write_snapshot) if snapshot_every else None
+        self.commands = CommandGate()  # the commands in progress (record_many), for give_way
+        self.snapshot_writer = (
+            SnapshotWriter(self._write_snapshot, gate=self.commands) if snapshot_every else None
+        )
         self._points_have: dict[UUID, dict[str, set[int]]] = {}  # checkpoint rows stored, per campaign
         # persisted checkpoint rows loaded, shared by every campaign's point loaders (both series)
         self.checkpoint_rows = CheckpointRows(checkpoint_cache_mb * 1_000_000)
@@ -938,9 +945,15 @@ class ChronicleApplication(Application[UUID]):
             have[kind] = done
 
     def _giving_way(self) -> contextlib.AbstractContextManager[None]:
-        """A command's block: the snapshot writer waits at its pause points while it runs."""
-        writer = self.snapshot_writer
-        return writer.giving_way() if writer is not None else contextlib.nullcontext()
+        """A command's block: the snapshot writer waits at its pause points while it runs, and
+        so does whatever calls :meth:`give_way` (the in-process read models)."""
+        return self.commands.command()
+
+    def give_way(self, timeout: float) -> float:
+        """For work beside the request path (the in-process read models' follower): wait while
+        a command runs here, and until none has for ``QUIET_S`` -- at most ``timeout`` seconds.
+        Returns the seconds waited. (:class:`~api.service.giveway.CommandGate`)"""
+        return self.commands.give_way(timeout, QUIET_S)
 
     def _pause_point(self) -> None:
         """On the snapshot writer's thread: give way to the commands in progress (between rows)."""
@@ -1084,7 +1097,7 @@ class ChronicleApplication(Application[UUID]):
         request is refused (``IDEMPOTENCY_KEY_REUSED``). Keys live in the facts'
         envelopes, so they survive restarts.
 
-        The snapshot writer gives way while it runs (``SnapshotWriter.giving_way``).
+        The snapshot writer and the in-process read models give way while it runs (:meth:`give_way`).
         """
         with self._giving_way():
             return self._record_many(campaign_id, items, meta, expected_position, idempotency_key)

@@ -28,6 +28,7 @@ and stores it without holding anything. A crash mid-write loses only the snapsho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -43,6 +44,7 @@ from uuid import UUID
 
 from api.service import observability
 from api.service.gcpause import gc_paused
+from api.service.giveway import CommandGate
 from api.service.jsonio import loads_exact
 from domain.checkpoints import LoadedRow, OrphanLog, PointLoader, load_row, rebuild_loaded
 from domain.ledger import MissingFacts
@@ -612,14 +614,19 @@ class SnapshotWriter:
     the two shared one interpreter.)
     """
 
-    def __init__(self, write: Callable[[UUID, Any], bool], give_way_s: float = GIVE_WAY_S) -> None:
+    def __init__(
+        self,
+        write: Callable[[UUID, Any], bool],
+        give_way_s: float = GIVE_WAY_S,
+        gate: CommandGate | None = None,
+    ) -> None:
         self._write = write
         self._pending: OrderedDict[UUID, Any] = OrderedDict()
         self._cond = threading.Condition()
         self._busy = False
         self._stopped = False
         self._closing = False
-        self._commands = 0  # commands in progress (inside giving_way)
+        self.gate = gate if gate is not None else CommandGate()  # the commands (the application's)
         self._yield_left = give_way_s  # of the write in progress
         self.give_way_s = give_way_s
         self.written = 0
@@ -628,44 +635,30 @@ class SnapshotWriter:
         self.waiting = False  # the writer is giving way now
         self._thread: threading.Thread | None = None  # started on the first request
 
-    @contextmanager
-    def giving_way(self) -> Iterator[None]:
-        """Hold the writer at its next pause point while the block (a command) runs."""
-        with self._cond:
-            self._commands += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._commands -= 1
-                if not self._commands:
-                    self._cond.notify_all()
+    def giving_way(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the writer at its next pause point while the block (a command) runs
+        (:meth:`CommandGate.command` of its gate)."""
+        return self.gate.command()
 
     @property
     def commands(self) -> int:
         """The commands in progress (inside :meth:`giving_way`)."""
-        return self._commands
+        return self.gate.running
 
     def pause_point(self) -> None:
         """On the writer's thread: wait while a command is in progress (within the write's
         budget of ``give_way_s``). Elsewhere (``write_snapshot`` on a request's thread): nothing."""
         if threading.current_thread() is not self._thread:
             return
-        with self._cond:
-            if not self._commands or self._yield_left <= 0:
-                return
-            began = time.monotonic()
-            deadline = began + self._yield_left
-            self.waiting = True
-            while self._commands and not self._stopped:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self._cond.wait(left)
+        if not self.gate.running or self._yield_left <= 0 or self._stopped:
+            return
+        self.waiting = True
+        try:
+            waited = self.gate.give_way(self._yield_left, stop=lambda: self._stopped)
+        finally:
             self.waiting = False
-            waited = time.monotonic() - began
-            self._yield_left -= waited
-            self.paused_s += waited
+        self._yield_left -= waited
+        self.paused_s += waited
 
     def request(self, campaign_id: UUID, campaign: Any) -> None:
         with self._cond:
@@ -710,6 +703,7 @@ class SnapshotWriter:
             self._stopped = True
             self._pending.clear()
             self._cond.notify_all()
+        self.gate.wake()
         if self._thread is not None and timeout > 0:
             self._thread.join(timeout=1.0)
 

@@ -57,7 +57,9 @@ def open_views(settings: Settings) -> ViewStore:
 def follower(
     settings: Settings, application: ChronicleApplication | None = None, **options: float
 ) -> Follower:
-    """A follower for ``settings``; it opens (and reopens) its own application unless given one."""
+    """A follower for ``settings``; it opens (and reopens) its own application unless given one.
+    Given one (in the server's process), it gives way to that application's commands
+    (:meth:`ChronicleApplication.give_way`; see :class:`~projections.runner.Follower`)."""
     source = application if application is not None else (lambda: open_application(settings))
     listen = settings.database if settings.database.kind == "postgresql" else None
     return Follower(
@@ -65,6 +67,7 @@ def follower(
         lambda: open_views(settings),
         listen=listen,
         on_quarantine=_count_quarantine,
+        give_way=application.give_way if application is not None else None,
         **options,  # type: ignore[arg-type]
     )
 
