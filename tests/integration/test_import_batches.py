@@ -10,6 +10,7 @@ import pytest
 import api.service.application as application_module
 from api.exports import jsonl, service
 from api.service.application import ChronicleApplication
+from api.service.auth import AccessControl
 from api.service.demo import create_demo
 from api.service.settings import Settings
 from api.service.store import open_application
@@ -55,5 +56,32 @@ def test_an_import_cut_short_is_never_served(
     try:
         with pytest.raises(NotFound, match="not completely imported"):
             fresh.campaign(partial)
+        with pytest.raises(NotFound, match="not completely imported"):
+            AccessControl(fresh).grant_gm(partial)  # no token for it either
+    finally:
+        fresh.close()
+
+
+def test_the_gm_token_of_an_import_is_granted_without_loading_the_campaign(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``chronicle import`` grants a token right after storing: loading the campaign for it
+    # would fold (or restore) the whole of it again, only to learn that it exists
+    checked = jsonl.read_export(io.BytesIO(_export(app).encode()))
+    cid = app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+    loads: list[object] = []
+    real_load = ChronicleApplication._load
+
+    def loading(self: ChronicleApplication, *args: Any, **kwargs: Any) -> Any:
+        loads.append(args)
+        return real_load(self, *args, **kwargs)
+
+    monkeypatch.setattr(ChronicleApplication, "_load", loading)
+    fresh = open_application(store)  # a process that never saw the import (nothing cached)
+    try:
+        token = AccessControl(fresh).grant_gm(cid)
+        assert loads == []
+        principal = AccessControl(fresh).authenticate(token)
+        assert principal is not None and principal.is_gm
     finally:
         fresh.close()
