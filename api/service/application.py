@@ -33,6 +33,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import copy
+import functools
 import gc
 import hashlib
 import itertools
@@ -69,6 +70,7 @@ from api.service.snapshots import (
     now,
     point_loader,
     snapshot_store,
+    streamed_state,
 )
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from domain import dice, rulesets
@@ -882,7 +884,10 @@ class ChronicleApplication(Application[UUID]):
             have[CORRECTED_POINTS] = {p for p in have[CORRECTED_POINTS] if p < capture.refolded_from}
         # pause points between the fold snapshot's steps too (each is seconds at 300k facts): a
         # command that started meanwhile (the next correction) does not share the interpreter
-        data = capture.to_json()
+        # the state is dumped as it is encoded, a creature or encounter at a time (not a whole
+        # state's JSON data at once: the peak of an import at 100k facts)
+        dump = functools.partial(streamed_state, rules.dump_state)
+        data = capture.to_json(dump)
         self._pause_point()
         blob = encode(data)
         del data
@@ -906,7 +911,7 @@ class ChronicleApplication(Application[UUID]):
                 SnapshotRow(
                     campaign_id, kind, seq, rules.id, version, digest, stamp, encode(data), through, full
                 )
-                for seq, through, full, data in capture.point_rows(kind, done)
+                for seq, through, full, data in capture.point_rows(kind, done, dump=dump)
             )
             while batch := list(itertools.islice(rows, POINTS_BATCH)):  # not every state dumped at once
                 self.snapshots.write_points(batch)
