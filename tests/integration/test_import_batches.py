@@ -85,3 +85,37 @@ def test_the_gm_token_of_an_import_is_granted_without_loading_the_campaign(
         assert principal is not None and principal.is_gm
     finally:
         fresh.close()
+
+
+def test_an_imported_snapshot_pins_the_dry_runs_facts_with_the_times_they_were_stored(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the snapshot pins the corrections (and the facts they point at) as stored, with the time
+    # each was stored: only those times are read back, the dry run's payloads are the ones kept
+    checked = jsonl.read_export(io.BytesIO(_export(app).encode()))
+    assert checked.ledger is not None
+    dry = dict(checked.ledger._pinned)
+    written: list[Any] = []
+    real = ChronicleApplication._store_capture
+
+    def storing(self: ChronicleApplication, campaign_id: Any, ledger: Any, capture: Any) -> None:
+        written.append(capture)
+        real(self, campaign_id, ledger, capture)
+
+    monkeypatch.setattr(ChronicleApplication, "_store_capture", storing)
+    cid = app.import_campaign(checked.header, checked.facts, folded=checked.ledger)
+    pinned = written[0].pinned
+    assert pinned and [e.seq for e in pinned] == sorted(dry)
+    assert all(e.payload is dry[e.seq].payload and e.meta is dry[e.seq].meta for e in pinned)
+    fresh = open_application(store)
+    try:
+        ledger = fresh.ledger(cid)
+        assert fresh.cache_stats["from_snapshot"] == 1
+        stored = {e.seq: e for e in fresh.fact_reader(cid)(pinned[0].seq, pinned[-1].seq)}
+        for e in pinned:
+            s, restored = stored[e.seq], ledger._pinned[e.seq]
+            assert e.timestamp and e.timestamp == s.timestamp == restored.timestamp
+            assert (e.type, e.version, e.payload, e.meta) == (s.type, s.version, s.payload, s.meta)
+            assert (restored.payload, restored.meta) == (s.payload, s.meta)
+    finally:
+        fresh.close()
