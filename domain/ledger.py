@@ -1829,7 +1829,11 @@ class Points:
     state_cls: type
 
     def point_rows(
-        self, kind: str, have: set[int], full_every: int = 128
+        self,
+        kind: str,
+        have: set[int],
+        full_every: int = 128,
+        dump: Callable[[Any], Any] | None = None,
     ) -> Iterator[tuple[int, int, bool, dict[str, Any]]]:
         """The checkpoints of the ``kind`` series still to persist, oldest first, as
         ``(position, through, full, data)``: a delta from the one before when that one is
@@ -1837,9 +1841,11 @@ class Points:
         state, and a full state every ``full_every`` checkpoints (rebuilding one reads the full
         state before it and the deltas after it). ``have`` must not hold positions whose reading
         changed (see ``refolded_from``). A checkpoint the ledger knows only from storage is
-        persisted already (by this process or another): never written again."""
+        persisted already (by this process or another): never written again. ``dump`` writes a
+        full state (default: the ruleset's ``dump_state``; the snapshot writer's streams it)."""
         series = self.series[kind]
-        dump = self.ruleset.dump_state
+        dump_part = self.ruleset.dump_state
+        dump_whole = dump or dump_part
         points = series.points
         for j, p in enumerate(points):
             if p is None or p.seq in have:
@@ -1862,7 +1868,7 @@ class Points:
                 )
                 keep, added = orphan_delta(pred.orphans, p.orphans)
                 data: dict[str, Any] = {
-                    "state": dump(partial_state(self.state_cls, d)),
+                    "state": dump_part(partial_state(self.state_cls, d)),
                     "gone": list(d.gone),
                     "gone_encounters": list(d.gone_encounters),
                     "orphans": {"keep": keep, "add": [[s, r] for s, r in added]},
@@ -1872,7 +1878,7 @@ class Points:
                 if not series._restorable(j):
                     continue
                 _, state, orphans = series.restore(j)
-                data = {"state": dump(state), "orphans": [[s, r] for s, r in orphans.pairs()]}
+                data = {"state": dump_whole(state), "orphans": [[s, r] for s, r in orphans.pairs()]}
                 full = True
             have.add(p.seq)
             yield p.seq, p.through, full, data
@@ -1895,8 +1901,9 @@ class Capture(Points):
     children: dict[int, list[int]]
     citations: dict[str, list[int]]
 
-    def to_json(self) -> dict[str, Any]:
-        """The snapshot as JSON data (``Ledger.restore`` reads it back)."""
+    def to_json(self, dump: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+        """The snapshot as JSON data (``Ledger.restore`` reads it back); ``dump`` writes the
+        state (default: the ruleset's ``dump_state``)."""
         return {
             "format": SNAPSHOT_FORMAT,
             "ruleset": self.ruleset.id,
@@ -1905,7 +1912,7 @@ class Capture(Points):
             "count": self.count,
             "last": self.last,
             "fingerprint": self.fingerprint,
-            "state": self.ruleset.dump_state(self.state),
+            "state": (dump or self.ruleset.dump_state)(self.state),
             "orphans": [[s, r] for s, r in self.orphans.pairs()],
             "pinned": [[e.seq, e.type, e.version, e.payload, e.meta, e.timestamp] for e in self.pinned],
             "index": {

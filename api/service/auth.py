@@ -391,7 +391,9 @@ class AccessControl:
     def grant_gm(self, campaign_id: UUID, label: str = "GM (command line)") -> str:
         """A new GM token for a campaign made outside GraphQL (``chronicle demo``, ``chronicle
         import``) or whose GM lost every token: the operator's way in. Only its hash is kept."""
-        self.app.campaign(campaign_id)  # NOT_FOUND for a campaign that does not exist
+        # NOT_FOUND for a campaign that does not exist (or whose import never completed); read
+        # from its first and newest stored events, not loaded (a whole fold, for a token)
+        self.app.stored(campaign_id)
         for _attempt in range(MAX_ATTEMPTS):
             access = self._load(campaign_id)
             if access is None:

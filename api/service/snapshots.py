@@ -35,7 +35,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,7 +46,16 @@ from api.service import observability
 from api.service.gcpause import gc_paused
 from api.service.giveway import CommandGate
 from api.service.jsonio import loads_exact
-from domain.checkpoints import LoadedRow, OrphanLog, PointLoader, load_row, rebuild_loaded
+from domain.checkpoints import (
+    Delta,
+    LoadedRow,
+    OrphanLog,
+    PointLoader,
+    load_row,
+    partial_state,
+    rebuild_loaded,
+)
+from domain.core.state import slot_names
 from domain.ledger import MissingFacts
 
 log = logging.getLogger(__name__)
@@ -123,9 +132,72 @@ def encode(data: dict[str, Any]) -> bytes:
     return b"".join(out)
 
 
+class Streamed:
+    """A JSON object that :func:`encode` writes member by member, each member's value made only
+    as it is written: ``members()`` yields ``(key, value)`` pairs (called once per write)."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, members: Callable[[], Iterable[tuple[str, Any]]]) -> None:
+        self.members = members
+
+
+_TABLE_KEYS = ("table", "creatures", "encounters")
+
+
+def streamed_state(dump_state: Callable[[Any], Any], state: Any) -> Any:
+    """``dump_state(state)`` as :func:`encode` writes it, one creature and encounter dumped at a
+    time: a whole state's JSON data is never in memory at once (a 100k-fact campaign's present is
+    thousands of creatures and encounters; its data as plain dictionaries took more memory than
+    the state itself, at the peak of an import). Each is dumped through ``dump_state`` as the
+    part of a state holding only it -- the ruleset's contract, which checkpoint deltas rely on
+    too -- so the bytes are those of the whole dump. A state that is not a table of creatures
+    and encounters, or a ruleset whose dump is not ``{"table", "creatures", "encounters"}``, is
+    dumped whole."""
+    cls = type(state)
+    creatures, encounters = getattr(state, "creatures", None), getattr(state, "encounters", None)
+    if type(creatures) is not dict or type(encounters) is not dict:
+        return dump_state(state)
+    derived = getattr(state, "DERIVED", ())
+    slots = {
+        n: getattr(state, n)
+        for n in slot_names(cls)
+        if n not in ("creatures", "encounters") and n not in derived and hasattr(state, n)
+    }
+
+    def part(cs: dict[str, Any], es: dict[str, Any]) -> Any:
+        return dump_state(partial_state(cls, Delta(cs, es, slots)))
+
+    head = part({}, {})
+    if not isinstance(head, dict) or tuple(head) != _TABLE_KEYS or head["creatures"] or head["encounters"]:
+        return dump_state(state)
+
+    def members() -> Iterator[tuple[str, Any]]:
+        yield "table", head["table"]
+        yield (
+            "creatures",
+            Streamed(lambda: ((k, part({k: c}, {})["creatures"][k]) for k, c in creatures.items())),
+        )
+        yield (
+            "encounters",
+            Streamed(lambda: ((k, part({}, {k: e})["encounters"][k]) for k, e in encounters.items())),
+        )
+
+    return Streamed(members)
+
+
 def json_pieces(value: Any, depth: int) -> Iterator[str]:
     """``json.dumps(value, separators=(",", ":"))`` in pieces: the dictionaries and lists down to
-    ``depth`` levels are opened here, everything below them is one piece each."""
+    ``depth`` levels are opened here, everything below them is one piece each. A
+    :class:`Streamed` object is opened at any depth (its members are made as they are written)."""
+    if type(value) is Streamed:
+        sep = "{"
+        for k, v in value.members():
+            yield sep + _DUMP(k) + ":"
+            yield from json_pieces(v, depth - 1)
+            sep = ","
+        yield "{}" if sep == "{" else "}"
+        return
     if depth <= 0 or not value or type(value) not in (dict, list):
         yield _DUMP(value)
     elif type(value) is dict:

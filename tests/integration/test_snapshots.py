@@ -485,8 +485,8 @@ def test_a_command_that_starts_while_the_fold_snapshot_is_dumped_holds_its_encod
     dumped = threading.Event()
     to_json = Capture.to_json
 
-    def dump_then_a_command_starts(capture: Capture) -> dict[str, Any]:
-        out = to_json(capture)
+    def dump_then_a_command_starts(capture: Capture, *args: Any) -> dict[str, Any]:
+        out = to_json(capture, *args)
         command.enter_context(writer.giving_way())
         dumped.set()
         return out

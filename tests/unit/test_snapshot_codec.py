@@ -5,16 +5,23 @@ library for what orjson refuses; either way the data is what ``encode`` was give
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from api.service import snapshots
+from api.service.demo import create_demo, demo_rulesets
+from api.service.settings import Settings
 from api.service.snapshots import ENCODE_CHUNK, ENCODE_DEPTH, decode, encode, json_pieces
+from api.service.store import open_application
+from tests.unit.test_state_snapshots import generated, prefix
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -90,3 +97,53 @@ def test_a_large_snapshot_is_compressed_a_chunk_at_a_time(monkeypatch: pytest.Mo
     assert sum(fed) == len(text.encode()) > 8 * ENCODE_CHUNK
     one = len(json.dumps(creature, separators=(",", ":"))) + 16
     assert max(fed) <= ENCODE_CHUNK + one
+
+
+@given(st.dictionaries(st.text(), deep_values, max_size=6), st.integers(min_value=1, max_value=4))
+def test_a_streamed_object_is_written_as_its_members_would_be(data: dict, depth: int) -> None:  # type: ignore[type-arg]
+    # a Streamed object is opened wherever it is met (in an opened container, or another
+    # Streamed object at any depth), its members made as they are written
+    expected = json.dumps({"s": data, "t": [data]}, separators=(",", ":"))
+    inner = snapshots.Streamed(data.items)
+    assert "".join(json_pieces({"s": inner, "t": [data]}, depth)) == expected
+    outer = snapshots.Streamed(lambda: [("s", inner), ("t", [data])])
+    assert "".join(json_pieces(outer, depth - 2)) == expected
+
+
+def _counting(rules: Any, sizes: list[int]) -> Callable[[Any], Any]:
+    """``rules.dump_state``, noting how many creatures and encounters each call is given."""
+
+    def dump(state: Any) -> Any:
+        sizes.append(len(state.creatures) + len(state.encounters))
+        return rules.dump_state(state)
+
+    return dump
+
+
+@pytest.mark.parametrize("ruleset", demo_rulesets())
+def test_a_streamed_state_is_the_whole_dump_one_creature_at_a_time(ruleset: str) -> None:
+    # the snapshot writer dumps the fold's state a creature or an encounter at a time: the same
+    # bytes as the whole dump, never the whole state's data at once
+    app = open_application(Settings(database_url="memory:"))
+    try:
+        capture = app.ledger(create_demo(app, ruleset)).capture()
+    finally:
+        app.close()
+    assert len(capture.state.creatures) > 1 and capture.state.encounters
+    sizes: list[int] = []
+    streamed = functools.partial(snapshots.streamed_state, _counting(capture.ruleset, sizes))
+    assert encode(capture.to_json(streamed)) == encode(capture.to_json())
+    assert sizes and max(sizes) == 1
+
+
+def test_full_checkpoints_are_streamed_too() -> None:
+    # the full states among a capture's checkpoint rows, likewise (deltas are dumped as they were)
+    capture = prefix(generated(600, 21), 600, 16).capture()
+    for kind in capture.series:
+        plain = [(s, t, f, encode(d)) for s, t, f, d in capture.point_rows(kind, set(), full_every=4)]
+        assert sum(1 for *_, f, _ in plain if f) > 1
+        sizes: list[int] = []
+        dump = functools.partial(snapshots.streamed_state, _counting(capture.ruleset, sizes))
+        rows = [(s, t, f, encode(d)) for s, t, f, d in capture.point_rows(kind, set(), 4, dump=dump)]
+        assert rows == plain
+        assert sizes and max(sizes) == 1
