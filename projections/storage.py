@@ -224,6 +224,11 @@ class ViewStore:
         """Inside a transaction: hold the tracking rows until it ends (PostgreSQL; SQLite's
         ``BEGIN IMMEDIATE`` already excludes every other writer)."""
 
+    def _durable(self) -> None:
+        """Inside a transaction: its commit waits for the WAL flush (PostgreSQL, whose views
+        connection otherwise commits asynchronously): what only an operator's command writes
+        (a reset, a quarantine lifted), which no follower would write again after a crash."""
+
     def _dump(self, value: Any) -> Any:
         raise NotImplementedError
 
@@ -511,6 +516,7 @@ class ViewStore:
         Resetting every projection also lifts every quarantine (everything is re-derived)."""
         names = [p for p in PROJECTIONS if p in set(projections)]
         with self._lock, self._transaction():
+            self._durable()  # an operator's rebuild: a crash must not undo it after it began
             for name in names:
                 self._execute(
                     self._q(
@@ -610,6 +616,9 @@ class ViewStore:
         self._write_rows(batch)
 
     def lift_held(self, campaign_id: str) -> None:
+        # (chronicle rebuild --campaign reports the campaign rebuilt once this commits: the
+        # commit, and with it every view write before it, waits for the WAL)
+        self._durable()
         self._execute(
             self._q(f"DELETE FROM {self._t('view_quarantine')} WHERE campaign_id = %s"),
             (codec.encode_text(campaign_id),),
@@ -953,6 +962,9 @@ class PostgresViews(ViewStore):
 
     def _lock_tracking(self) -> None:
         self._execute(f"SELECT projection FROM {self._t('view_tracking')} FOR UPDATE")
+
+    def _durable(self) -> None:
+        self._execute("SET LOCAL synchronous_commit = on")
 
     def _move_tracking(self, moves: dict[tuple[int, int], list[str]], quarantined: frozenset[str]) -> None:
         """As :meth:`ViewStore._move_tracking`, the quarantined campaigns read by the last move

@@ -460,3 +460,37 @@ def test_view_commits_do_not_wait_for_the_wal_but_the_event_stores_do(postgres_s
     finally:
         views.close()
         app.close()
+
+
+@pytest.mark.postgres
+def test_what_only_an_operator_writes_to_the_views_waits_for_the_wal(postgres_store: Settings) -> None:
+    """The views connection commits asynchronously (the worker projects lost writes again), but
+    a quarantine lifted by ``chronicle rebuild`` or ``rebuild --campaign`` is no write the
+    worker makes again: those transactions commit synchronously (then every view commit before
+    them is flushed too), so a crash just after the command reported success keeps its work.
+    A trigger sees each statement's synchronous_commit setting."""
+    views = wiring.open_views(postgres_store)
+    try:
+        assert isinstance(views, PostgresViews)
+        seen = views._t("seen_commit")
+        views._execute(f"CREATE TABLE {seen} (what TEXT, setting TEXT)")
+        views._execute(
+            f"CREATE FUNCTION {views.prefix}note_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"INSERT INTO {seen} VALUES (TG_ARGV[0], current_setting('synchronous_commit')); "
+            "RETURN NULL; END $$"
+        )
+        notes = (("lift", "DELETE", "view_quarantine"), ("reset", "UPDATE", "view_tracking"))
+        for what, event, table in notes:
+            views._execute(
+                f"CREATE TRIGGER note_{what} AFTER {event} ON {views._t(table)} "
+                f"FOR EACH STATEMENT EXECUTE FUNCTION {views.prefix}note_commit('{what}')"
+            )
+        with views.holding_tracking():
+            views.lift_held("00000000-0000-0000-0000-000000000001")
+        views.reset(["facts"])
+        rows = views._fetch(f"SELECT what, setting FROM {seen}")
+        assert {(r["what"], r["setting"]) for r in rows} == {("lift", "on"), ("reset", "on")}
+        [row] = views._fetch("SHOW synchronous_commit")
+        assert row["synchronous_commit"] == "off"  # (SET LOCAL: the session's setting stays)
+    finally:
+        views.close()
