@@ -51,6 +51,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import islice
 from typing import Any
 
 from domain.checkpoints import (
@@ -187,7 +188,7 @@ class Savepoint:
     checkpoints_tip: tuple[int, Any] | None
     recorded: Series
     recorded_tip: tuple[int, Any] | None
-    rulings_recorded: dict[str, int]
+    rulings_recorded: int  # how many rulings were recorded (the index only grows: see rollback)
 
 
 class Ledger:
@@ -558,7 +559,9 @@ class Ledger:
 
         Appending after the mark changes nothing the mark holds in place: each prepared state
         is a clone, a correction refolds into copies of the series and a forked orphan log; only
-        checkpoints are added to the series in place, and the rollback drops those again."""
+        checkpoints are added to the series in place, and the rollback drops those again. The
+        indexes grow in place too and the rollback takes out what the dropped facts added (the
+        mark copies none of them: a commit's cost must not grow with the campaign's rulings)."""
         self._catch_up()
         return Savepoint(
             count=len(self.entries),
@@ -576,7 +579,7 @@ class Ledger:
             checkpoints_tip=self._checkpoints.tip,
             recorded=self._recorded,
             recorded_tip=self._recorded.tip,
-            rulings_recorded=dict(self._rulings_recorded),
+            rulings_recorded=len(self._rulings_recorded),
         )
 
     def rollback(self, sp: Savepoint) -> bool:
@@ -585,10 +588,21 @@ class Ledger:
         done exactly -- the facts left memory, or they were proposal facts (the proposal book
         is changed in place): then the caller drops the ledger and loads it again."""
         dropped = self.entries.tail(sp.count)
+        rulings = self._rulings_recorded
+        # the rulings recorded since the mark: the index's newest keys (it is not copied at the
+        # mark: thousands of rulings on a long campaign, for every commit)
+        added = list(islice(reversed(rulings), max(0, len(rulings) - sp.rulings_recorded)))
         if (
             dropped is None
             or any(e.type in book.TYPES for e in dropped)
             or len(sp.orphans) != sp.orphan_count
+            or len(rulings) < sp.rulings_recorded
+            or any(  # a staged fact that recorded a ruling id again (never checked, stored only)
+                e.type == "RulingRecorded"
+                and e.payload["ruling_id"] not in added
+                and rulings.get(e.payload["ruling_id"]) == e.seq
+                for e in dropped
+            )
         ):
             return False
         mark = self.first_seq + sp.count - 1  # the last position kept
@@ -603,7 +617,8 @@ class Ledger:
             self._pinned.pop(e.seq, None)
         self.entries.truncate(sp.count)
         del self._corrections[sp.corrections :]
-        self._rulings_recorded = sp.rulings_recorded
+        for rid in added:
+            del rulings[rid]
         # caches keyed by what the staged facts were: another fact may take their place
         for seq in [s for s in self._reach if s > mark]:
             del self._reach[seq]

@@ -9,7 +9,9 @@ state its private copy first). Two consequences every layer relies on:
 * "which creatures did these facts change" is an identity comparison
   (:func:`changed_creatures`): a creature a fact did not touch is the very same object in the
   state before and after it. Views, payloads and read models use it to build only what
-  changed.
+  changed. Only the creatures either state owned or added since the newest clone point both
+  descend from are compared (each state notes them, :data:`LINEAGE`), so the answer costs the
+  changes too, not a walk over every creature of the campaign.
 
 A ruleset subclasses :class:`CreatureBase` (its sheet and tracks as slots) and
 :class:`TableState` (anything campaign-wide it tracks). Tests set :data:`GUARD` so that a
@@ -109,6 +111,16 @@ def new_creature(cls: type[C], cid: str) -> C:
 JOURNAL = ("_jtoken", "_jowned", "_jseen", "_jcreatures", "_jopen", "_jeseen", "_jencounters")
 """The slots of :meth:`TableState.journal_changes` (part of ``TRACKING``: never persisted)."""
 
+LINEAGE = ("_ep", "_etouched", "_elen", "_edict", "_chain", "_ranks", "_rn")
+"""The slots :func:`changed_creatures` reads (part of ``TRACKING``: never persisted): the clone
+point a state is at, the creatures it owned since, the points before it (:data:`LINKS`), and the
+ranks of its creatures in its dictionary's order."""
+
+LINKS = 8
+"""How many clone points back a state remembers the creatures it owned (a command's check clones
+the present once per fact, a checkpoint once more: :func:`changed_creatures` of a command's first
+and last state needs a few)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Journal:
@@ -160,7 +172,11 @@ class TableState:
     """
 
     # What changed since a reference clone (see :meth:`clone`): never persisted, never in a delta.
-    TRACKING = ("_token", "_base", "_dirty", "_seen", "_ctrack", "_open", "_eseen", "_etrack", *JOURNAL)
+    TRACKING = (
+        *("_token", "_base", "_dirty", "_seen", "_ctrack", "_open", "_eseen", "_etrack"),
+        *JOURNAL,
+        *LINEAGE,
+    )
     DERIVED = ("watch", "anchors", "kinds", "carriers", "known", "memo", *TRACKING)
 
     __slots__ = (
@@ -227,6 +243,13 @@ class TableState:
         self._jopen: tuple[str, ...] = ()
         self._jeseen = 0
         self._jencounters: dict[str, Any] | None = None
+        self._ep = 0  # changed outside a handler: no clone point is known (see :func:`changed_creatures`)
+        self._etouched: dict[str, None] = {}
+        self._elen = 0
+        self._edict: dict[str, Any] | None = None
+        self._chain: tuple[tuple[int, tuple[str, ...], int], ...] = ()
+        self._ranks: dict[str, int] | None = None
+        self._rn = 0
 
     def journal_changes(self) -> Journal:
         """The creatures and encounters that may have changed since the journal was last taken
@@ -277,6 +300,51 @@ class TableState:
         if not token or self._base != token:
             return None
         return self._candidates()
+
+    def _lineage_known(self) -> bool:
+        """Whether the creatures owned since the clone point ``_ep`` are known: a clone point
+        was taken and the creatures' dictionary is still the one of that point, never shrunk."""
+        return bool(self._ep) and self._edict is self.creatures and len(self.creatures) >= self._elen
+
+    def _timeline(self) -> list[tuple[int, tuple[str, ...] | list[str], int]] | None:
+        """The clone points this state descends from, newest first, each with the creatures
+        owned or added from it to the next newer one (the first: up to now), or None."""
+        if not self._lineage_known():
+            return None
+        now = [*self._etouched, *_added(self.creatures, self._elen)]
+        return [(self._ep, now, self._elen), *self._chain]
+
+    def in_order(self, ids: list[str]) -> list[str]:
+        """``ids`` (creatures of this state) in the order of ``creatures``, without walking it:
+        each creature keeps the rank it was added at (creatures are only ever added), and
+        ``_ranks`` holds the ranks of the first ``_rn`` creatures -- shared by clones and
+        extended in place by the state whose ranks are its newest, so it costs the creatures
+        added since last asked (a whole walk once, or when another branch of clones extended
+        the shared ranks past more than :data:`_TAIL` of this state's own)."""
+        if len(ids) < 2:
+            return list(ids)
+        creatures = self.creatures
+        n = len(creatures)
+        ranks, mine = self._ranks, self._rn
+        if ranks is None or mine > n:
+            ranks, mine = {}, 0
+        local: dict[str, int] = {}
+        if mine < n:
+            if len(ranks) == mine:  # the shared ranks end where ours do: extend them in place
+                for i, k in enumerate(_added(creatures, mine), mine):
+                    ranks[k] = i
+                mine = n
+            elif n - mine <= _TAIL:  # another branch extended them: rank our few newest here
+                local = {k: i for i, k in enumerate(_added(creatures, mine), mine)}
+            else:  # our own copy of the common prefix, then ours
+                ranks = {k: r for k, r in ranks.items() if r < mine}
+                for i, k in enumerate(_added(creatures, mine), mine):
+                    ranks[k] = i
+                mine = n
+            self._ranks, self._rn = ranks, mine
+        if local:
+            return sorted(ids, key=lambda k: local[k] if k in local else ranks[k])
+        return sorted(ids, key=ranks.__getitem__)
 
     def _candidates(self) -> tuple[list[str], list[str]] | None:
         """The creatures owned or added, and the encounters open or added, since ``_base``
@@ -380,6 +448,17 @@ class TableState:
         s._jopen = self._jopen
         s._jeseen = self._jeseen
         s._jencounters = copied if self._jencounters is encounters else None
+        # the clone point: both read alike here; each remembers what it owned before, as a link
+        point = next(_TOKENS)
+        if self._lineage_known():
+            link = (self._ep, (*self._etouched, *_added(creatures, self._elen)), self._elen)
+            chain: tuple[tuple[int, tuple[str, ...], int], ...] = (link, *self._chain[: LINKS - 1])
+        else:
+            chain = ()
+        n = len(creatures)
+        s._ep, s._etouched, s._elen, s._edict, s._chain = point, {}, n, s.creatures, chain
+        s._ranks, s._rn = self._ranks, self._rn  # the same keys in the same order: shared
+        self._ep, self._etouched, self._elen, self._edict, self._chain = point, {}, n, creatures, chain
         # this state now reads as the clone: it is the reference from here on
         self._base = s._token
         self._dirty = []
@@ -398,6 +477,7 @@ class TableState:
             self.creatures[cid] = c
             self._dirty.append(cid)
         self._jowned[cid] = None
+        self._etouched[cid] = None
         if cid in self.holders:
             self.watch[cid] = None
         return c
@@ -558,6 +638,7 @@ class TableState:
 
 S = TypeVar("S", bound=TableState)
 _TOKENS = count(1)
+_TAIL = 64  # see TableState.in_order
 
 
 def _check_marked(state: TableState, copied: dict[str, Any]) -> None:
@@ -600,10 +681,44 @@ def _is(e: dict[str, Any], k: str) -> bool:
 
 def changed_creatures(before: TableState, after: TableState) -> list[str]:
     """The creatures whose state differs between two states of one fold (new ones included),
-    in ``after``'s order. An identity test per creature: copy-on-write keeps untouched
-    creatures the same object."""
-    old = before.creatures
-    return [cid for cid, c in after.creatures.items() if old.get(cid) is not c]
+    in ``after``'s order. An identity test (copy-on-write keeps untouched creatures the same
+    object) of the creatures either state owned or added since the newest clone point both
+    descend from (:func:`touched_between`): the cost of the changes, not of the campaign. When
+    no such point is known (a state rebuilt, or changed outside a handler, or more than
+    :data:`LINKS` clones apart), every creature of ``after`` is tested."""
+    old, new = before.creatures, after.creatures
+    ids = touched_between(before, after)
+    if ids is None:
+        return [cid for cid, c in new.items() if old.get(cid) is not c]
+    found = [cid for cid in ids if (c := new.get(cid)) is not None and old.get(cid) is not c]
+    found = after.in_order(found)
+    if GUARD:
+        scanned = [cid for cid, c in new.items() if old.get(cid) is not c]
+        if scanned != found:
+            raise AssertionError(f"changed creatures: the scan finds {scanned}, the lineage {found}")
+    return found
+
+
+def touched_between(before: Any, after: Any) -> list[str] | None:
+    """The creatures that may differ between two states (a superset, in no particular order):
+    those either one owned (:meth:`TableState.own`) or added since the newest clone point both
+    descend from -- at a clone, the state and its clone read alike, and each goes on from there
+    noting what it owns. None when the two share no known point. Costs the points remembered
+    (:data:`LINKS`) and the creatures noted since the common one."""
+    timeline = getattr(before, "_timeline", None)
+    a = timeline() if timeline is not None else None
+    b = after._timeline() if a is not None and hasattr(after, "_timeline") else None
+    if a is None or b is None:
+        return None
+    at = {point: i for i, (point, _, _) in enumerate(a)}
+    for j, (point, _, _) in enumerate(b):
+        i = at.get(point)
+        if i is not None:
+            ids: dict[str, None] = {}
+            for _, touched, _ in (*a[: i + 1], *b[: j + 1]):
+                ids.update(dict.fromkeys(touched))
+            return list(ids)
+    return None
 
 
 # ---------------------------------------------------------------------------- persisted form

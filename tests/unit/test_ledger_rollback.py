@@ -117,6 +117,7 @@ def test_a_ledger_that_rolled_back_staged_facts_reads_like_one_that_never_saw_th
     assert paged._by_correlation == ref._by_correlation
     assert paged._idempotency == ref._idempotency
     assert paged._citations == ref._citations
+    assert list(paged._rulings_recorded.items()) == list(ref._rulings_recorded.items())
     assert paged.fingerprint() == ref.fingerprint()
     event(f"staged facts rolled back: {'some' if pair.rolled_back else 'none'}")
 
