@@ -82,19 +82,23 @@ def test_a_checkpoint_rebuilt_from_kept_rows_is_the_one_decoding_every_row_gives
         assert cache.size <= budget  # the rows kept stay within the budget
 
 
-def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A page late in a stretch loads its full state and deltas; a page earlier in the same
-    stretch, and one later than the first, then decode only rows never loaded."""
-    decoded: list[int] = []
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the checkpoint rows decompressed (decoded) from here on."""
+    sizes: list[int] = []
     real = snapshots.zlib.decompress
 
     def counting(data: bytes, *args: Any) -> bytes:
-        decoded.append(len(data))
+        sizes.append(len(data))
         return real(data, *args)
 
     monkeypatch.setattr(snapshots.zlib, "decompress", counting)
+    return sizes
+
+
+def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(decoded: list[int]) -> None:
+    """A page late in a stretch loads its full state and deltas; a page earlier in the same
+    stretch, and one later than the first, then decode only rows never loaded."""
     fulls = sorted(p for p, (full, _) in ROWS.rows.items() if full)
     stretch = [p for p in ROWS.positions if fulls[1] <= p < fulls[2]]
     load = point_loader(RULES, EVERY, ROWS.chain)
@@ -107,19 +111,11 @@ def test_a_checkpoint_earlier_in_a_stretch_already_loaded_decodes_no_row(
     assert len(decoded) == 1, "only the delta never loaded"
 
 
-def test_loaders_sharing_the_rows_decode_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loaders_sharing_the_rows_decode_each_row_once(decoded: list[int]) -> None:
     """The application's loaders share one cache of loaded rows: a loader made afresh (the
     campaign reloaded after eviction, the other series, another campaign with the same rows)
     rebuilds a checkpoint another one loaded without decoding a row; the least recently used
     rows go beyond the budget."""
-    decoded: list[int] = []
-    real = snapshots.zlib.decompress
-
-    def counting(data: bytes, *args: Any) -> bytes:
-        decoded.append(len(data))
-        return real(data, *args)
-
-    monkeypatch.setattr(snapshots.zlib, "decompress", counting)
     rows = snapshots.CheckpointRows()
     position = ROWS.positions[-1]
     point_loader(RULES, EVERY, ROWS.chain, rows)(position)
