@@ -24,17 +24,13 @@ from api.service.settings import Settings
 from domain.ledger import PAUSE_EVERY
 from projections.runner import Follower
 from tests.integration.test_snapshots import HEADER, facts
+from tests.waiting import eventually
 
 WAIT = 60.0  # the most any step here may take on a busy machine (no timing is asserted)
 
 
 def _until(pred: Callable[[], bool]) -> bool:
-    done = threading.Event()
-    for _ in range(int(WAIT / 0.01)):
-        if pred():
-            return True
-        done.wait(0.01)
-    return bool(pred())
+    return eventually(pred, WAIT)
 
 
 def _campaign(app: ChronicleApplication) -> tuple[UUID, list[int]]:

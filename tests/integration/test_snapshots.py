@@ -29,6 +29,7 @@ from bench.generator import CampaignGenerator
 from domain.ledger import INF, Capture
 from domain.rulesets import get_ruleset
 from domain.rulesets.stellar_winds import STELLAR_WINDS
+from tests.waiting import eventually
 
 HEADER = {"name": "Snapshots", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
 
@@ -165,11 +166,7 @@ def test_a_correction_near_the_head_asks_for_no_snapshot(opened: Any) -> None:
 
 
 def _until(pred: Any) -> bool:
-    for _ in range(1000):
-        if pred():
-            return True
-        threading.Event().wait(0.01)
-    return bool(pred())
+    return eventually(pred, 10.0)
 
 
 def _rewrite(app: ChronicleApplication, cid: UUID, **changes: Any) -> None:

@@ -13,6 +13,7 @@ corrections that rewind the fold to a checkpoint) cut into random batches.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -83,6 +84,19 @@ def _expected(
     )
 
 
+def in_batches(entries: list[Entry], cuts: list[int]) -> Iterator[tuple[int, list[Entry]]]:
+    """``entries`` cut into batches (``cuts``: batch sizes, cycled), numbered from 1, each fact a
+    fresh copy (a ledger may change what it is given)."""
+    i, k = 0, 0
+    while i < len(entries):
+        size = max(1, cuts[k % len(cuts)])
+        batch = [
+            Entry(e.seq, e.type, e.version, e.payload, e.meta, e.timestamp) for e in entries[i : i + size]
+        ]
+        i, k = i + size, k + 1
+        yield k, batch
+
+
 def project_in_batches(entries: list[Entry], cuts: list[int], lend_every: int = 0) -> list[str]:
     """Append ``entries`` to a campaign in batches (``cuts``: batch sizes, cycled), derive each
     batch's rows and compare them with the full diff; returns the mismatches (empty: none).
@@ -93,12 +107,9 @@ def project_in_batches(entries: list[Entry], cuts: list[int], lend_every: int = 
     ledger = campaign.ledger
     shown: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
     errors: list[str] = []
-    i, k = 0, 0
-    while i < len(entries):
-        size = max(1, cuts[k % len(cuts)])
-        for e in entries[i : i + size]:
-            ledger.append(Entry(e.seq, e.type, e.version, e.payload, e.meta, e.timestamp))
-        i, k = i + size, k + 1
+    for k, appended in in_batches(entries, cuts):
+        for e in appended:
+            ledger.append(e)
         if lend_every and k % lend_every == 0:
             ledger.state  # noqa: B018
         batch = Batch()
@@ -106,9 +117,7 @@ def project_in_batches(entries: list[Entry], cuts: list[int], lend_every: int = 
         now = _all_views(ledger.present())
         got, want = _written(batch, cid), _expected(shown, now)
         if k > 1 and got != want:  # the first batch replaces the campaign's rows whole
-            errors.append(
-                f"batch {k} (to fact {entries[min(i, len(entries)) - 1].seq}): wrote {got}, changed {want}"
-            )
+            errors.append(f"batch {k} (to fact {appended[-1].seq}): wrote {got}, changed {want}")
         shown = now
     return errors
 

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.ledger import Entry, Ledger
-from tests.unit.test_projector_journal import RULES, SETTINGS, _entries
+from tests.unit.test_projector_journal import RULES, SETTINGS, _entries, in_batches
 
 
 def _ledger() -> Ledger:
@@ -27,12 +27,9 @@ def _refold_in_batches(entries: list[Entry], cuts: list[int], every: int | None)
     """Each batch's refold as the sink saw it, with ``"pause"`` where the pause was called."""
     ledger = _ledger()
     batches: list[list[Any]] = []
-    i, k = 0, 0
-    while i < len(entries):
-        size = max(1, cuts[k % len(cuts)])
-        for e in entries[i : i + size]:
-            ledger.append(Entry(e.seq, e.type, e.version, e.payload, e.meta, e.timestamp))
-        i, k = i + size, k + 1
+    for _, appended in in_batches(entries, cuts):
+        for e in appended:
+            ledger.append(e)
         seen: list[Any] = []
 
         def sink(e: Entry, outcome: Any, orphan: str | None, state: Any, seen: list[Any] = seen) -> None:

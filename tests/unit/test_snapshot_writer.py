@@ -15,6 +15,7 @@ from uuid import UUID, uuid4
 import pytest
 
 from api.service.snapshots import SnapshotWriter
+from tests.waiting import eventually
 
 WAIT = 10.0  # the most any step here may take on a busy machine (no timing is asserted)
 
@@ -45,12 +46,7 @@ def rows() -> Iterator[Rows]:
 
 
 def _until(pred: Any) -> bool:
-    done = threading.Event()
-    for _ in range(int(WAIT / 0.01)):
-        if pred():
-            return True
-        done.wait(0.01)
-    return bool(pred())
+    return eventually(pred, WAIT)
 
 
 def test_the_writer_waits_while_a_command_runs_and_writes_everything_after(rows: Rows) -> None:
