@@ -147,3 +147,13 @@ def test_full_checkpoints_are_streamed_too() -> None:
         rows = [(s, t, f, encode(d)) for s, t, f, d in capture.point_rows(kind, set(), 4, dump=dump)]
         assert rows == plain
         assert sizes and max(sizes) == 1
+
+
+def test_a_streamed_object_keeps_nul_lone_surrogates_and_the_escape_character() -> None:
+    # text the event store accepted (names, notes) is written member by member exactly as the
+    # whole dump writes it, and reads back the same
+    awkward = {"a\x00b": "nul\x00", "\ud800lone": ["\udfff", "\ue000"], "plain": {"x\x00": 1}}
+    expected = json.dumps(awkward, separators=(",", ":"))
+    streamed = snapshots.Streamed(awkward.items)
+    assert "".join(json_pieces(streamed, 1)) == expected
+    assert decode(encode({"state": snapshots.Streamed(awkward.items)})) == {"state": awkward}
