@@ -234,7 +234,7 @@ class CheckpointRows:
 
     def __init__(self, budget: int = CHECKPOINT_CACHE_MB * 1_000_000) -> None:
         self.budget = budget
-        self._rows: OrderedDict[tuple[int, int, bool, bytes], tuple[LoadedRow, int]] = OrderedDict()
+        self._rows: OrderedDict[tuple[Any, int, bool, bytes], tuple[LoadedRow, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.size = 0  # JSON bytes of the rows kept
         self.hits = self.misses = 0
@@ -242,7 +242,7 @@ class CheckpointRows:
     def __len__(self) -> int:
         return len(self._rows)
 
-    def get(self, key: tuple[int, int, bool, bytes]) -> LoadedRow | None:
+    def get(self, key: tuple[Any, int, bool, bytes]) -> LoadedRow | None:
         with self._lock:
             hit = self._rows.get(key)
             if hit is None:
@@ -252,7 +252,7 @@ class CheckpointRows:
             self._rows.move_to_end(key)
             return hit[0]
 
-    def put(self, key: tuple[int, int, bool, bytes], row: LoadedRow, size: int) -> None:
+    def put(self, key: tuple[Any, int, bool, bytes], row: LoadedRow, size: int) -> None:
         """Keep ``row`` (its JSON ``size`` bytes), letting the least recently used go beyond the
         budget; a row larger than the whole budget is not kept (budget 0: nothing is)."""
         if size > self.budget:
@@ -299,10 +299,10 @@ def point_loader(
     # the deltas after it instead of the full state and up to 127 deltas again.
     kept: list[tuple[list[tuple[int, bytes]], Any, list[tuple[int, str]]]] = []
     cache = CheckpointRows() if rows is None else rows
-    ruleset = id(rules)
 
     def loaded(position: int, full: bool, data: bytes) -> LoadedRow:
-        key = (ruleset, position, full, data)
+        # the ruleset object itself (held by the key, so never mistaken for a later one at its address)
+        key = (rules, position, full, data)
         row = cache.get(key)
         if row is None:
             raw, size = _decoded(data)
