@@ -200,8 +200,8 @@ class Ledger:
         flags: dict[str, Any] | None = None,
         *,
         first_seq: int = 1,
-        checkpoint_every: int = 256,
-        full_every: int = 64,
+        checkpoint_every: int = 128,
+        full_every: int = 128,
     ) -> None:
         self.ruleset = ruleset
         self.catalogue = ruleset.catalogue
@@ -1762,8 +1762,8 @@ class Ledger:
         *,
         first_seq: int = 1,
         window: int = 4096,
-        checkpoint_every: int = 256,
-        full_every: int = 64,
+        checkpoint_every: int = 128,
+        full_every: int = 128,
     ) -> Ledger:
         """A ledger that has folded the facts up to the snapshot's position, reading them
         through ``loader`` when it needs them. Raises :class:`SnapshotMismatch` when the
@@ -1847,7 +1847,7 @@ class Points:
         self,
         kind: str,
         have: set[int],
-        full_every: int = 128,
+        full_every: int = 256,
         dump: Callable[[Any], Any] | None = None,
     ) -> Iterator[tuple[int, int, bool, dict[str, Any]]]:
         """The checkpoints of the ``kind`` series still to persist, oldest first, as

@@ -496,3 +496,38 @@ def test_a_command_that_starts_while_the_fold_snapshot_is_dumped_holds_its_encod
     assert app.snapshots.latest(cid, FOLD)[0].position == before  # held while the command runs
     command.close()
     assert writer.flush(60) and app.snapshots.latest(cid, FOLD)[0].position == app.ledger(cid).last_seq
+
+
+def test_checkpoints_stored_at_another_spacing_are_discarded_and_rewritten_at_the_current_one(
+    opened: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints persisted by a version that spaced them differently (every 256 facts before
+    2026-12-07, every 128 since) do not chain at the current spacing: a fresh process drops the
+    rows that cannot be rebuilt, reads exactly as a fold from scratch, and the next snapshot
+    stores its checkpoints at the current spacing."""
+    from domain.ledger import Ledger
+
+    now = Ledger.__init__.__kwdefaults__["checkpoint_every"]  # type: ignore[index]
+    old = 2 * now
+    for method in (Ledger.__init__, Ledger.restore.__func__):  # type: ignore[attr-defined]
+        monkeypatch.setitem(method.__kwdefaults__, "checkpoint_every", old)
+    _, cid = lived(opened, 1100, 4)
+    stored = opened().snapshots.points(cid)
+    assert stored and all((p - 1) % old == 0 for _, p, *_ in stored), "stored at the old spacing"
+    monkeypatch.undo()
+
+    fresh = opened()
+    assert fresh.ledger(cid).checkpoint_every == now
+    assert everything(fresh, cid) == scratch(opened, cid)
+    kept = fresh.snapshots.points(cid)
+    assert len(kept) < len(stored), "the deltas that do not chain at the current spacing are dropped"
+    reference = opened(snapshot_every=0)
+    for p in (200, 300, 555, 700, 1000):
+        for view in ("corrected", "recorded"):
+            assert fresh.summary(cid, p, view) == reference.summary(cid, p, view), (p, view)
+    fresh.write_snapshot(cid)
+    rows = fresh.snapshots.points(cid)
+    positions = {p for _, p, *_ in rows}
+    assert any((p - 1) % old for p in positions), "the new checkpoints are at the current spacing"
+    again = opened()
+    assert everything(again, cid) == everything(fresh, cid)
