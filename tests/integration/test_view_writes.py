@@ -27,6 +27,7 @@ from projections.projector import Batch, creature_row
 from projections.runner import Follower, wait_for
 from projections.storage import PostgresViews, ViewStore
 from tests.integration.test_projections import ABILITIES, DEFENSES, register
+from tests.waiting import eventually
 
 KEYS = {
     "view_creatures": "creature_id",
@@ -390,7 +391,8 @@ def test_a_listening_worker_is_woken_by_the_channel_and_batches_its_window(
             sw.deal_damage(cid, "vex", amount=1)
         head = app.recorder.max_notification_id() or 0
         assert wait_for(views, head, timeout=30), "not woken: the worker waited for its poll"
-        assert sum(follower.reads) == 20
+        # a step commits its tracking before it returns (and is counted): wait for the count too
+        assert eventually(lambda: sum(follower.reads) == 20, timeout=30), follower.reads
         assert len(follower.reads) <= 2, follower.reads
         orc = views.get_creature(str(cid), "orc")
         assert orc is not None and orc["hp"] == orc["max_hp"] - 10
