@@ -324,9 +324,11 @@ def _digest(row: Mapping[str, Any], own_payload: bool = False) -> int:
     key order (as the projector builds them); a row whose digest differs is only written again.
     A value marshal cannot write (not plain data) is digested through its JSON text (``repr``
     for what JSON cannot write)."""
-    values = tuple(
-        v for k, v in row.items() if k != "notification_id" and not (own_payload and k == "payload")
-    )
+    rest = dict(row)  # (a copy and two deletions in C: a generator over the items cost 2x this digest)
+    rest.pop("notification_id", None)
+    if own_payload:
+        rest.pop("payload", None)
+    values = tuple(rest.values())
     try:
         data = marshal.dumps(values, 2)
     except ValueError:
@@ -744,20 +746,26 @@ def fact_rows(
     seq = e.seq
     payload = res.amended.get(seq) or e.payload
     revoked_at = res.revoked.get(seq)
-    amended_at = tuple(res.amended_by.get(seq, ()))
-    status = FactStatus(
-        revoked_at=revoked_at,
-        revoked_reason=_reason(ledger, res, revoked_at) if revoked_at is not None else "",
-        amended_at=amended_at,
-        amended_reasons=tuple(_reason(ledger, res, s) for s in amended_at),
-        orphan_reason=r.orphan,
-        overrides=dict(res.overrides.get(seq, {})),
-    )
+    amended_by = res.amended_by.get(seq)
+    overrides = res.overrides.get(seq)
+    if revoked_at is None and not amended_by and r.orphan is None and not overrides:
+        # no correction touches it (most facts): its status, flags and line without FactStatus
+        flags, line_text = _ACTIVE, r.sentence
+    else:
+        amended_at = tuple(amended_by or ())
+        status = FactStatus(
+            revoked_at=revoked_at,
+            revoked_reason=_reason(ledger, res, revoked_at) if revoked_at is not None else "",
+            amended_at=amended_at,
+            amended_reasons=tuple(_reason(ledger, res, s) for s in amended_at),
+            orphan_reason=r.orphan,
+            overrides=dict(overrides or {}),
+        )
+        flags, line_text = status.flags, annotate(r.sentence, status)
     creatures = involved_creatures(e.type, payload)
     if e.type in _POINTS_AT and ledger.has(int(payload.get("target", 0))):
         target = ledger.entry(int(payload["target"]))
         creatures = involved_creatures(target.type, res.amended.get(target.seq) or target.payload)
-    flags = status.flags
     fact = {
         "campaign_id": cid,
         "position": seq,
@@ -782,10 +790,13 @@ def fact_rows(
         "position": seq,
         "notification_id": notification_id,
         "fact_type": e.type,
-        "line": annotate(r.sentence, status),
+        "line": line_text,
         "struck": revoked_at is not None,
     }
     return fact, line
+
+
+_ACTIVE = ["active"]  # FactStatus().flags (read only)
 
 
 def _reason(ledger: Ledger, res: Any, seq: int) -> str:

@@ -34,11 +34,11 @@ import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import InterfaceError, Notification, OperationalError, StoredEvent
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
@@ -209,6 +209,25 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
             for key, statement in self._select_statements.items()
             if not key[2]
         }
+        # ``select_notifications``: by whether a start (and whether inclusive), a stop and topics are given
+        self._notification_statements = {
+            (start, inclusive, stop, topics): "".join(
+                (
+                    f"SELECT originator_id, originator_version, topic, state, notification_id FROM {name}",
+                    " WHERE" if start or stop or topics else "",
+                    (" notification_id>=%s" if inclusive else " notification_id>%s") if start else "",
+                    " AND" if start and stop else "",
+                    " notification_id <= %s" if stop else "",
+                    " AND" if (start or stop) and topics else "",
+                    " topic = ANY(%s)" if topics else "",
+                    " ORDER BY notification_id LIMIT %s",
+                )
+            )
+            for start in (False, True)
+            for inclusive in (False, True)
+            for stop in (False, True)
+            for topics in (False, True)
+        }
         self.insert_events_statement = self.insert_events_statement.as_string(None)  # type: ignore[assignment]
         self.lock_table_statements = [q.as_string(None) for q in self.lock_table_statements]  # type: ignore[attr-defined,misc]
         self.max_notification_id_statement = self.max_notification_id_statement.as_string(None)  # type: ignore[assignment]
@@ -364,8 +383,40 @@ class BoundedPostgresRecorder(PostgresApplicationRecorder):
             events.sort(key=lambda e: e.originator_version)
         return out
 
+    @_bounded
+    def select_notifications(
+        self,
+        start: int | None,
+        limit: int,
+        stop: int | None = None,
+        topics: Sequence[str] = (),
+        *,
+        inclusive_of_start: bool = True,
+    ) -> list[Notification]:
+        """The library's ``select_notifications`` (the same rows, in notification order) with its
+        statement rendered once (``_notification_statements``; the library composes and renders it
+        on every call, about a third of the CPU of a live worker's poll), tuple rows, and the rows
+        sent in binary (the text protocol sends the ``bytea`` state hex-encoded, twice its size,
+        and decodes it back: most of a catch-up's read)."""
+        params: list[Any] = []
+        if start is not None:
+            params.append(start)
+        if stop is not None:
+            params.append(stop)
+        if topics:
+            params.append(list(topics))
+        params.append(limit)
+        key = (start is not None, inclusive_of_start, stop is not None, bool(topics))
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(self._notification_statements[key], params, prepare=True, binary=True)  # type: ignore[call-overload]
+            return [
+                Notification(
+                    id=nid, originator_id=oid, originator_version=version, topic=topic, state=bytes(state)
+                )
+                for oid, version, topic, state, nid in curs.fetchall()
+            ]
+
     _insert_events_as_the_library_does = _within_window(PostgresApplicationRecorder.insert_events)
-    select_notifications = _within_window(PostgresApplicationRecorder.select_notifications)
     max_notification_id = _within_window(PostgresApplicationRecorder.max_notification_id)
 
 
