@@ -12,6 +12,10 @@ Two structures keep a long campaign's checkpoints small:
   ``full_every`` checkpoints and at the newest one. Any checkpoint is rebuilt from the full
   state before it plus the deltas after that: dense checkpoints at the memory cost of sparse
   ones.
+* A series given a :class:`Spill` (``Series.spill``) puts the deltas of all but its newest
+  ``keep`` checkpoints there (a :class:`Spilled` handle stays in the point) and reads them back
+  when a checkpoint is rebuilt: the deltas, most of a long fold's checkpoints, then take no
+  memory (its full states, one every ``full_every`` checkpoints, stay).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import bisect
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from domain.core import state as core_state
 from domain.core.state import slot_names
@@ -33,6 +37,8 @@ __all__ = [
     "Point",
     "PointLoader",
     "Series",
+    "Spill",
+    "Spilled",
     "alike_states",
     "apply_delta",
     "delta_between",
@@ -44,6 +50,7 @@ __all__ = [
     "rebuild_loaded",
     "rebuild_rows",
     "reshare",
+    "unspilled",
 ]
 
 CHUNK = 256
@@ -187,10 +194,38 @@ class Point:
     seq: int
     n: int
     orphans: Orphans | None  # None only for a point known from storage alone
-    delta: Delta | None  # from the checkpoint ``every`` entries before (None: not a delta)
+    # from the checkpoint ``every`` entries before (None: not a delta; Spilled: in the series' spill)
+    delta: Delta | Spilled | None
     full: Any | None  # the whole state (never changed once taken), or None (rebuild it)
     through: int = 0  # the newest correction the fold that made it took into account
     stored: bool = False  # persisted by the ledger's owner: the series' loader can rebuild it
+
+
+class Spill(Protocol):
+    """Where a series puts what its older checkpoints hold (injected by the ledger's owner: a
+    temporary file, say). ``put`` keeps a value (a :class:`Delta`) and returns its key;
+    ``get(key)`` gives back a value equal to it (a copy of its own each time, in which the
+    objects the value shared are shared alike)."""
+
+    def put(self, value: Any) -> Any: ...
+
+    def get(self, key: Any) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Spilled:
+    """A checkpoint's delta kept in a :class:`Spill`, not in memory."""
+
+    spill: Spill
+    key: Any
+
+    def load(self) -> Any:
+        return self.spill.get(self.key)
+
+
+def unspilled(value: Any) -> Any:
+    """``value`` itself, or the value a :class:`Spilled` handle stands for (read back)."""
+    return value.load() if type(value) is Spilled else value
 
 
 PointLoader = Callable[[int], tuple[Any, Orphans]]
@@ -384,10 +419,30 @@ class Series:
     are rebuilt from deltas (:meth:`restore`), or through ``load`` from the ledger owner's
     storage when they were persisted. Points are never changed once added (a series is copied
     cheaply for a refold that may be abandoned), only replaced.
+
+    With a ``spill``, every checkpoint but the newest ``keep`` (by index) has its delta put there
+    as it falls behind (:meth:`add`); :meth:`restore` reads them back. What is spilled is never
+    changed (a point keeps its :class:`Spilled` handle, copies of the series share it), so a
+    checkpoint rebuilt from the spill is the one a delta kept in memory would have given, by
+    value. The oldest checkpoint kept in memory holds its full state, so that a refold from a
+    recent checkpoint (most corrections) reads nothing back.
     """
 
-    __slots__ = ("every", "full_every", "points", "tip", "load", "rebuilt_kept", "_rebuilt")
+    __slots__ = (
+        "every",
+        "full_every",
+        "points",
+        "tip",
+        "load",
+        "rebuilt_kept",
+        "_rebuilt",
+        "spill",
+        "keep",
+        "_unspilled",
+        "_last",
+    )
     REBUILT_KEPT = 4  # stored checkpoints kept rebuilt (as-of queries near a few places)
+    SPILL_KEEP = 8  # with a spill: the newest checkpoints kept in memory (a correction's refold starts there)
 
     def __init__(
         self,
@@ -395,6 +450,8 @@ class Series:
         full_every: int = 64,
         load: PointLoader | None = None,
         rebuilt_kept: int | None = None,
+        spill: Spill | None = None,
+        keep: int | None = None,
     ) -> None:
         self.every = every
         # each rebuilt checkpoint is a whole state of objects of its own (nothing shared)
@@ -405,6 +462,12 @@ class Series:
         self.tip: tuple[int, Any] | None = None
         self.load = load
         self._rebuilt: OrderedDict[int, tuple[Any, Orphans]] = OrderedDict()  # by position
+        self.spill = spill
+        self.keep = max(1, self.SPILL_KEEP if keep is None else keep)
+        self._unspilled = 0  # with a spill: no point before this index holds anything in memory
+        # with a spill: (index, state) of the checkpoint last rebuilt from it (the next one after
+        # it is rebuilt from there: a refold compares its checkpoints one after another)
+        self._last: tuple[int, Any] | None = None
 
     def __len__(self) -> int:
         return sum(1 for p in self.points if p is not None)
@@ -416,9 +479,11 @@ class Series:
         return (p for p in self.points if p is not None)
 
     def copy(self) -> Series:
-        out = Series(self.every, self.full_every, self.load, self.rebuilt_kept)
+        out = Series(self.every, self.full_every, self.load, self.rebuilt_kept, self.spill, self.keep)
         out.points = list(self.points)
         out.tip = self.tip
+        out._unspilled = self._unspilled
+        out._last = self._last  # (never changed: a copy may rebuild on from it too)
         # Each copy caches its own rebuilt checkpoints (the states themselves are never changed,
         # so both hold the same objects): the copy may drop and refold a position whose reading
         # changed while the other is still read there (a refold compared with the present, an
@@ -452,13 +517,51 @@ class Series:
         delta = None
         if prev is not None and prev[0] == j - 1:
             before = self.points[j - 1] if 0 <= j - 1 < len(self.points) else None
-            delta = delta_between(prev[1], state, before.delta if before is not None else None)
+            # (the delta before shares its equal slots with this one: memory only, so a spilled
+            # one is not read back for it)
+            shared = before.delta if before is not None and type(before.delta) is Delta else None
+            delta = delta_between(prev[1], state, shared)
         points = self.points
         if len(points) <= j:
             points.extend([None] * (j + 1 - len(points)))
         points[j] = Point(seq, n, orphans, delta, state, through)
+        self._last = None
         self.tip = (j, state)
         self.settle(j - 1)
+        if self.spill is not None:
+            self._spill_upto(j - self.keep)
+
+    def _spill_upto(self, last: int) -> None:
+        """Put the deltas of the checkpoints up to index ``last`` in the spill.
+
+        The oldest checkpoint left in memory is given its full state first (its delta applied to
+        a copy of the one before it), so that the checkpoints kept in memory rebuild from memory
+        alone; the one spilled keeps its full state only where it would have kept it anyway
+        (:meth:`settle`: the full_every rhythm)."""
+        points, spill = self.points, self.spill
+        assert spill is not None
+        last = min(last, len(points) - 1)
+        for k in range(self._unspilled, last + 1):
+            p = points[k]
+            if p is None:
+                continue
+            nxt = points[k + 1] if k + 1 < len(points) else None
+            if (
+                nxt is not None
+                and nxt.full is None
+                and type(nxt.delta) is Delta
+                and p.full is not None
+                and type(p.full) is not Spilled
+            ):
+                _, state, _ = self.restore(k + 1)
+                points[k + 1] = Point(nxt.seq, nxt.n, nxt.orphans, nxt.delta, state, nxt.through, nxt.stored)
+            self.settle(k)
+            p = points[k]
+            assert p is not None
+            if p.delta is not None and type(p.delta) is not Spilled:
+                delta = Spilled(spill, spill.put(p.delta))
+                points[k] = Point(p.seq, p.n, p.orphans, delta, p.full, p.through, p.stored)
+        self._unspilled = max(self._unspilled, last + 1)
 
     def settle(self, k: int) -> None:
         """A checkpoint followed by another lets its full state go, but at the full_every rhythm
@@ -466,6 +569,8 @@ class Series:
         the checkpoint it adds; a refold that rejoins the present fold settles the last one it
         added itself (the present fold's checkpoints follow it)."""
         points = self.points
+        if self._last is not None and self._last[0] > k:
+            self._last = None  # (the points after k may have been replaced: a refold rejoined)
         if 0 <= k < len(points):
             p = points[k]
             if (
@@ -502,6 +607,7 @@ class Series:
 
     def forget(self, j: int) -> None:
         """Forget one checkpoint (its storage failed to rebuild it)."""
+        self._last = None
         if 0 <= j < len(self.points):
             p = self.points[j]
             if p is not None:
@@ -517,6 +623,9 @@ class Series:
         del points[j:]
         while points and points[-1] is None:
             points.pop()
+        self._unspilled = min(self._unspilled, len(points))
+        if self._last is not None and self._last[0] >= len(points):
+            self._last = None
         if self.tip is not None and self.tip[0] >= len(points):
             self.tip = None
         for stale in [
@@ -571,7 +680,16 @@ class Series:
         assert k is not None, f"checkpoint {p.seq} cannot be rebuilt"
         anchor = points[k]
         assert anchor is not None
-        if anchor.full is not None:
+        last = self._last
+        if last is not None and k <= last[0] <= j and not (k == j and anchor.full is not None):
+            # on from the checkpoint last rebuilt from the spill (the same chain: k is its anchor)
+            k, state = last
+            if k == j:
+                assert p.orphans is not None
+                return p, state, p.orphans
+            state = state.clone()
+            orphans = p.orphans
+        elif anchor.full is not None:
             if k == j:
                 assert p.orphans is not None
                 return p, anchor.full, p.orphans
@@ -588,10 +706,15 @@ class Series:
             else:
                 self._rebuilt.move_to_end(anchor.seq)
             state, orphans = hit[0].clone(), hit[1]
+        spilled = False
         for i in range(k + 1, j + 1):
             d = points[i].delta  # type: ignore[union-attr]
-            assert d is not None
+            if type(d) is Spilled:
+                d, spilled = d.load(), True
+            assert isinstance(d, Delta)
             apply_delta(state, d)
+        if spilled or self._last is not None:
+            self._last = (j, state)  # (dropped at the next checkpoint added: memory stays flat)
         out = p.orphans if p.orphans is not None else orphans
         assert out is not None
         return p, state, out

@@ -60,10 +60,12 @@ from domain.checkpoints import (
     Point,
     PointLoader,
     Series,
+    Spill,
     alike_states,
     orphan_delta,
     partial_state,
     reshare,
+    unspilled,
 )
 from domain.core import proposals as book
 from domain.core.catalogue import META_TYPES, merge_patch
@@ -235,6 +237,8 @@ class Ledger:
         self._folded = 0  # number of entries folded into _state
         self._tip: Base | None = None  # the live fold's newest checkpoint (for the next delta)
         self._loaders: dict[str, PointLoader] = {}  # rebuild persisted checkpoints, by series
+        self._spill: Spill | None = None  # where older checkpoints go (``spill_checkpoints``)
+        self._spill_keep: int | None = None
         self._checkpoints = Series(checkpoint_every, full_every)
         self._recorded = Series(checkpoint_every, full_every)  # what the table believed
         self._dirty_corrections = False
@@ -291,8 +295,22 @@ class Ledger:
         self._orphans = OrphanLog()
         self._folded = 0
         self._tip = (-1, self._state.clone())
-        self._checkpoints = Series(self.checkpoint_every, self.full_every, self._loaders.get(CORRECTED))
+        self._checkpoints = self._series(self._loaders.get(CORRECTED))
         self.refolded_from = min(self.refolded_from, self.first_seq)
+
+    def _series(self, load: PointLoader | None = None) -> Series:
+        return Series(self.checkpoint_every, self.full_every, load, spill=self._spill, keep=self._spill_keep)
+
+    def spill_checkpoints(self, spill: Spill | None, keep: int | None = None) -> None:
+        """Keep only the newest ``keep`` checkpoints of both series in memory (by default
+        ``Series.SPILL_KEEP``), the others in ``spill`` (read back when one is rebuilt:
+        :class:`~domain.checkpoints.Series`). For a long fold whose checkpoints are all kept
+        until the end -- an import's dry run, whose checkpoints become the campaign's stored
+        ones -- memory then stays flat. None: keep them all in memory. Call it before folding."""
+        self._spill, self._spill_keep = spill, keep
+        for series in (self._checkpoints, self._recorded):
+            series.spill = spill
+            series.keep = max(1, Series.SPILL_KEEP if keep is None else keep)
 
     @property
     def footprint(self) -> int:
@@ -496,7 +514,7 @@ class Ledger:
             self._res = final
             self._cache_res(len(ks), final)
         else:
-            self._recorded = Series(self.checkpoint_every, self.full_every)  # folded under a guess
+            self._recorded = self._series()  # folded under a guess
             self._res_n, self._dirty_corrections = -1, True
             self._catch_up()
         return n
@@ -1364,7 +1382,7 @@ class Ledger:
         elif res.retro_flags != self._res.retro_flags:
             first = self.first_seq
             state = self._initial(res)
-            orphans, series = OrphanLog(), Series(self.checkpoint_every, self.full_every)
+            orphans, series = OrphanLog(), self._series()
             tip = self._fold(
                 state, orphans, 0, len(self.entries), res, series=series, base=(-1, state.clone())
             )
@@ -1877,7 +1895,7 @@ class Points:
                 and p.orphans is not None
             )
             if chained and (j + 1) % full_every:
-                d = p.delta
+                d = unspilled(p.delta)
                 assert (
                     d is not None and pred is not None and p.orphans is not None and pred.orphans is not None
                 )

@@ -39,6 +39,9 @@ from domain.rulesets import get_ruleset
 # validated facts' temporary file, a local read: unlike a server's window, which saves reads
 # from the store, a large one here only grows the import's memory)
 VALIDATION_WINDOW = 1024
+# Checkpoints of each series the validation's scratch ledger keeps in memory (older ones go to
+# a temporary file until the import has stored them: see ``Validated.spill``)
+VALIDATION_CHECKPOINTS = 8
 
 FORMAT = "chronicle-campaign"
 VERSION = 1
@@ -200,15 +203,46 @@ class CheckedFacts(Sequence[Fact]):
         ]
 
 
+class SpillFile:
+    """A :class:`~domain.checkpoints.Spill` in a private temporary file (deleted when this is
+    closed or collected): each value is pickled on its own and appended; its key is where it
+    lies. ``get`` unpickles it again (a fresh copy each time)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(buffering=0)
+        self._end = 0
+        self.size = 0  # bytes put
+
+    def put(self, value: Any) -> tuple[int, int]:
+        data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)  # (a private file this process wrote)
+        view = memoryview(data)
+        while view:
+            view = view[self._file.write(view) :]
+        key = (self._end, len(data))
+        self._end += len(data)
+        self.size += len(data)
+        return key
+
+    def get(self, key: tuple[int, int]) -> Any:
+        offset, size = key
+        return pickle.loads(_pread(self._file.fileno(), size, offset))
+
+    def close(self) -> None:
+        self._file.close()
+
+
 @dataclass
 class Validated:
     header: dict[str, Any]
     facts: CheckedFacts = field(default_factory=CheckedFacts)  # on disk, see CheckedFacts
     ledger: Ledger | None = None  # the dry run's fold (the import's first snapshot)
+    # the dry run's older checkpoints (on disk: read back while the import stores them)
+    spill: SpillFile = field(default_factory=SpillFile)
 
     def close(self) -> None:
-        """Delete the temporary file of the validated facts."""
+        """Delete the temporary files of the validated facts and of the spilled checkpoints."""
         self.facts.close()
+        self.spill.close()
 
 
 def _pread(fd: int, size: int, offset: int) -> bytes:
@@ -285,6 +319,7 @@ def read_export(
     progress: Callable[[int], None] | None = None,
     *,
     window: int = VALIDATION_WINDOW,
+    checkpoints: int | None = VALIDATION_CHECKPOINTS,
 ) -> Validated:
     """Validate a whole export before anything is stored; raise ``ImportRefused`` (line, reason).
 
@@ -296,7 +331,9 @@ def read_export(
 
     Memory stays flat: the validated facts go to a temporary file (``Validated.facts``), and the
     scratch ledger is paged over it (it keeps about ``window`` facts and reads older ones back).
-    Its checkpoints stay in memory (they become the campaign's stored checkpoints).
+    Its checkpoints (they become the campaign's stored checkpoints) keep only the newest in
+    memory, the others in another temporary file (``Validated.spill``), until the import has
+    stored them (``checkpoints``: how many of each series stay in memory; None: all of them).
     """
     digest = hashlib.sha256()
     out: Validated | None = None
@@ -316,6 +353,8 @@ def read_export(
                 out = Validated(_header(obj))
                 ledger = Ledger(get_ruleset(out.header["ruleset"]), out.header.get("flags", {}), first_seq=2)
                 ledger.attach(out.facts.entries, window)
+                if checkpoints is not None:
+                    ledger.spill_checkpoints(out.spill, checkpoints)
             elif obj.get("trailer") is True:
                 trailer = obj
                 _check_trailer(number, obj, len(out.facts), digest.hexdigest())

@@ -94,10 +94,27 @@ def _guarded(cls: type[C]) -> type[C]:
                 )
             object.__setattr__(self, name, value)
 
-        found = type(f"Guarded{cls.__name__}", (cls,), {"__slots__": (), "__setattr__": __setattr__})
+        def __reduce_ex__(self: Any, protocol: Any) -> tuple[Any, ...]:
+            # pickled as the class it guards (a class made here cannot be looked up by name)
+            names = _slots(cls)
+            return _guarded_copy, (cls, tuple((n, getattr(self, n)) for n in names if hasattr(self, n)))
+
+        found = type(
+            f"Guarded{cls.__name__}",
+            (cls,),
+            {"__slots__": (), "__setattr__": __setattr__, "__reduce_ex__": __reduce_ex__},
+        )
         _SLOTS[found] = _slots(cls)
         _GUARDED[cls] = found
     return found
+
+
+def _guarded_copy(cls: type[C], values: tuple[tuple[str, Any], ...]) -> C:
+    """A guarded creature of ``cls`` holding ``values`` (unpickling one)."""
+    c = object.__new__(_guarded(cls))
+    for name, value in values:
+        object.__setattr__(c, name, value)
+    return c
 
 
 def new_creature(cls: type[C], cid: str) -> C:
