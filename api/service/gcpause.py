@@ -51,7 +51,12 @@ def gc_paused() -> Iterator[None]:
 
 
 def tune_collector() -> None:
-    """Collect the youngest generation every ``SERVER_THRESHOLDS[0]`` net allocations instead of
-    700 (the process's API server: ``chronicle serve``). Nothing is collected later than the
+    """For the API server (``chronicle serve``), once it is built and before it serves: collect,
+    then freeze what survives -- the modules, the schema, the application: long-lived, and
+    without this walked by every full collection (as a large campaign's heap is frozen after its
+    cold load, ``api.service.application``) -- and collect the youngest generation every
+    ``SERVER_THRESHOLDS[0]`` net allocations instead of 700. Nothing is collected later than the
     next collection of its generation; fewer objects live long enough to be promoted."""
+    gc.collect()
+    gc.freeze()
     gc.set_threshold(*SERVER_THRESHOLDS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -19,13 +20,33 @@ def thresholds() -> Any:
     before = gc.get_threshold()
     yield
     gc.set_threshold(*before)
+    gc.unfreeze()
 
 
-def test_tune_collector_sets_the_server_thresholds(thresholds: None) -> None:
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the collector frees it
+
+
+def test_tune_collector_sets_the_server_thresholds_and_freezes_what_the_server_built(
+    thresholds: None,
+) -> None:
     gc.set_threshold(700, 10, 10)
-    tune_collector()
+    gc.unfreeze()
+    built = {"schema": [object()]}  # long-lived, as the server's modules and schema
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        dropped = weakref.ref(Node())  # garbage only the collector frees
+        tune_collector()
+    finally:
+        if was:
+            gc.enable()
     assert gc.get_threshold() == SERVER_THRESHOLDS
     assert SERVER_THRESHOLDS[0] > 700  # the youngest generation less often than CPython's default
+    assert gc.get_freeze_count() > 0
+    assert not any(o is built for o in gc.get_objects()), "what the server built is still walked"
+    assert dropped() is None, "garbage was frozen with it"
 
 
 def test_serve_runs_with_the_server_thresholds(thresholds: None, monkeypatch: pytest.MonkeyPatch) -> None:
