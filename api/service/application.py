@@ -107,7 +107,7 @@ CACHE_MAX_FACTS = 250_000
 LEDGER_WINDOW = 10_000
 SNAPSHOT_EVERY = 5_000
 LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
-FREEZE_AFTER = 20_000  # a cold load of at least this many facts freezes the heap it built (gc)
+FREEZE_AFTER = 20_000  # a cold load of a campaign of at least this many facts freezes the heap it built (gc)
 LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
 IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
@@ -651,17 +651,20 @@ class ChronicleApplication(Application[UUID]):
             known = self._stored_corrections(campaign_id)
         stored = self._stored_after(campaign_id, campaign, freeze=True)
         if known is None:
-            loaded = campaign.ledger.load(stored)
+            campaign.ledger.load(stored)
         else:
-            loaded = campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
+            campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
             self._adopt_points(campaign_id, campaign.ledger, kinds=(RECORDED_POINTS,))
-        if loaded >= FREEZE_AFTER:
-            # A long cold load leaves a large heap of long-lived objects (the fold included: the
-            # load folds as it reads); moving it out of the collector's reach keeps full
-            # collections short (bench/README: 1.29 s at 100k).
+        if campaign.ledger.last_seq - campaign.ledger.first_seq + 1 >= FREEZE_AFTER:
+            # A cold load of a large campaign leaves a large heap of long-lived objects (the fold
+            # included: the load folds as it reads; or the state, indexes and pinned facts a
+            # snapshot restored); moving it out of the collector's reach keeps full collections
+            # short (bench/README: 1.29 s at 100k). Restored from its snapshot, a 100k campaign
+            # was never frozen: every full collection walked it (100-260 ms each, a dozen and
+            # more in a bench session, one of them in most 50-writer runs).
             gc.collect()
             gc.freeze()
         return campaign

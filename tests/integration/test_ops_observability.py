@@ -26,6 +26,7 @@ from api.service.settings import Settings
 from api.service.store import open_application
 from api.service.views import follower as make_follower
 from tests.graphql_helpers import GQL, create_campaign, gid, pc
+from tests.waiting import eventually
 
 
 @pytest.fixture
@@ -234,6 +235,85 @@ def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: Chr
             assert health.status_code == 200
             assert in_flight_at_answer == n  # /healthz answered while all n were in flight
             assert len(finished) == n
+            memory_app.record_many = original  # type: ignore[method-assign]
+            assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def test_operations_past_the_thread_pool_wait_in_line_and_are_all_answered(
+    memory_app: ChronicleApplication,
+) -> None:
+    """Operations run on at most ``OPERATION_THREADS`` threads at once (api.graphql.schema): with
+    that many mutations held inside the application, the next ones do not get in -- they wait
+    for a thread -- and once released every one is answered and stored. No timing: the held
+    mutations wait on an event, and the count inside is read while they do."""
+    from api.graphql import schema
+    from api.graphql.schema import OPERATION_THREADS
+
+    extra = 3
+    n = OPERATION_THREADS + extra
+    web = create_app(Settings(database_url="memory:"), memory_app)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            g = GQL(http)
+            cid, gm = create_campaign(g)
+            vex = pc(g, cid, gm, "Vex")
+            lock = threading.Lock()
+            inside = [0]
+            entered = threading.Semaphore(0)
+            release = threading.Event()
+            original = memory_app.record_many
+
+            def held_record_many(*args: Any, **kwargs: Any) -> Any:
+                with lock:
+                    inside[0] += 1
+                entered.release()
+                assert release.wait(60), "never released"
+                return original(*args, **kwargs)
+
+            memory_app.record_many = held_record_many  # type: ignore[method-assign]
+
+            def mutate(i: int) -> None:
+                with httpx.Client(base_url=url, timeout=90) as own:
+                    out = GQL(own).mutate(
+                        "dealDamage",
+                        {
+                            "campaignId": gid("Campaign", cid, cid),
+                            "characterId": vex,
+                            "amount": 1,
+                            "idempotencyKey": f"line-{i}",
+                        },
+                        gm,
+                    )
+                    assert out["userErrors"] == [], out
+
+            with ThreadPoolExecutor(n) as pool:
+                futures = [pool.submit(mutate, i) for i in range(n)]
+                for _ in range(OPERATION_THREADS):  # every thread holds one now
+                    assert entered.acquire(timeout=30), "mutations did not reach the application"
+                # the others wait in line for a thread (read, not timed: all n were sent)
+                assert eventually(lambda: schema._POOL._work_queue.qsize() == extra, 30), (
+                    "the operations past the pool's threads did not wait in line for one"
+                )
+                assert http.get("/healthz").status_code == 200
+                with lock:
+                    held = inside[0]
+                release.set()
+                for future in futures:
+                    future.result()
+            assert held == OPERATION_THREADS
+            assert inside[0] == n
             memory_app.record_many = original  # type: ignore[method-assign]
             assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
     finally:
