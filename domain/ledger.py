@@ -202,8 +202,8 @@ class Ledger:
         flags: dict[str, Any] | None = None,
         *,
         first_seq: int = 1,
-        checkpoint_every: int = 128,
-        full_every: int = 128,
+        checkpoint_every: int = 256,
+        full_every: int = 64,
     ) -> None:
         self.ruleset = ruleset
         self.catalogue = ruleset.catalogue
@@ -1780,8 +1780,8 @@ class Ledger:
         *,
         first_seq: int = 1,
         window: int = 4096,
-        checkpoint_every: int = 128,
-        full_every: int = 128,
+        checkpoint_every: int = 256,
+        full_every: int = 64,
     ) -> Ledger:
         """A ledger that has folded the facts up to the snapshot's position, reading them
         through ``loader`` when it needs them. Raises :class:`SnapshotMismatch` when the
@@ -1865,7 +1865,7 @@ class Points:
         self,
         kind: str,
         have: set[int],
-        full_every: int = 256,
+        full_every: int = 128,
         dump: Callable[[Any], Any] | None = None,
     ) -> Iterator[tuple[int, int, bool, dict[str, Any]]]:
         """The checkpoints of the ``kind`` series still to persist, oldest first, as

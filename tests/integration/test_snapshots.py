@@ -501,10 +501,10 @@ def test_a_command_that_starts_while_the_fold_snapshot_is_dumped_holds_its_encod
 def test_checkpoints_stored_at_another_spacing_are_discarded_and_rewritten_at_the_current_one(
     opened: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Checkpoints persisted by a version that spaced them differently (every 256 facts before
-    2026-12-07, every 128 since) do not chain at the current spacing: a fresh process drops the
-    rows that cannot be rebuilt, reads exactly as a fold from scratch, and the next snapshot
-    stores its checkpoints at the current spacing."""
+    """Checkpoints persisted by a version that spaced them differently (twice as far apart
+    here) do not chain at the current spacing: a fresh process drops the rows that cannot be
+    rebuilt, reads exactly as a fold from scratch, and the next snapshot stores its checkpoints
+    at the current spacing."""
     from domain.ledger import Ledger
 
     now = Ledger.__init__.__kwdefaults__["checkpoint_every"]  # type: ignore[index]
