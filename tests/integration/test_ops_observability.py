@@ -3,6 +3,7 @@ the event loop staying free while synchronous store calls wait in the thread poo
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -174,72 +175,76 @@ def test_readyz_reports_projection_lag_against_the_threshold(postgres_store: Set
         app.close()
 
 
-def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: ChronicleApplication) -> None:
-    """Every store call runs in a worker thread: with N mutations blocked inside the (synchronous)
-    application, the event loop still answers /healthz. No timing: the mutations are held on an
-    event until /healthz has answered, so the order of events is the proof."""
-    n = 12
-    settings = Settings(database_url="memory:")
-    web = create_app(settings, memory_app)
+@contextlib.contextmanager
+def _served(app: ChronicleApplication) -> Iterator[str]:
+    """A real uvicorn server of ``app`` on a free port, in a thread: its URL, once it serves."""
+    web = create_app(Settings(database_url="memory:"), app)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
         while not server.started:
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.02)
-        with httpx.Client(base_url=url, timeout=30) as http:
-            g = GQL(http)
-            cid, gm = create_campaign(g)
-            vex = pc(g, cid, gm, "Vex")
-
-            inside = threading.Semaphore(0)
-            release = threading.Event()
-            finished: list[int] = []
-            original = memory_app.record_many
-
-            def slow_record_many(*args: Any, **kwargs: Any) -> Any:
-                inside.release()
-                assert release.wait(30), "never released"
-                return original(*args, **kwargs)
-
-            memory_app.record_many = slow_record_many  # type: ignore[method-assign]
-
-            def mutate(i: int) -> None:
-                with httpx.Client(base_url=url, timeout=60) as own:
-                    out = GQL(own).mutate(
-                        "dealDamage",
-                        {
-                            "campaignId": gid("Campaign", cid, cid),
-                            "characterId": vex,
-                            "amount": 1,
-                            "idempotencyKey": f"storm-{i}",
-                        },
-                        gm,
-                    )
-                    assert out["userErrors"] == [], out
-                finished.append(i)
-
-            with ThreadPoolExecutor(n) as pool:
-                futures = [pool.submit(mutate, i) for i in range(n)]
-                for _ in range(n):  # all n mutations are now inside the application, blocked
-                    assert inside.acquire(timeout=30), "mutations did not reach the application"
-                health = http.get("/healthz")
-                in_flight_at_answer = n - len(finished)
-                release.set()
-                for future in futures:
-                    future.result()
-            assert health.status_code == 200
-            assert in_flight_at_answer == n  # /healthz answered while all n were in flight
-            assert len(finished) == n
-            memory_app.record_many = original  # type: ignore[method-assign]
-            assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(15)
+
+
+def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: ChronicleApplication) -> None:
+    """Every store call runs in a worker thread: with N mutations blocked inside the (synchronous)
+    application, the event loop still answers /healthz. No timing: the mutations are held on an
+    event until /healthz has answered, so the order of events is the proof."""
+    n = 12
+    with _served(memory_app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        g = GQL(http)
+        cid, gm = create_campaign(g)
+        vex = pc(g, cid, gm, "Vex")
+
+        inside = threading.Semaphore(0)
+        release = threading.Event()
+        finished: list[int] = []
+        original = memory_app.record_many
+
+        def slow_record_many(*args: Any, **kwargs: Any) -> Any:
+            inside.release()
+            assert release.wait(30), "never released"
+            return original(*args, **kwargs)
+
+        memory_app.record_many = slow_record_many  # type: ignore[method-assign]
+
+        def mutate(i: int) -> None:
+            with httpx.Client(base_url=url, timeout=60) as own:
+                out = GQL(own).mutate(
+                    "dealDamage",
+                    {
+                        "campaignId": gid("Campaign", cid, cid),
+                        "characterId": vex,
+                        "amount": 1,
+                        "idempotencyKey": f"storm-{i}",
+                    },
+                    gm,
+                )
+                assert out["userErrors"] == [], out
+            finished.append(i)
+
+        with ThreadPoolExecutor(n) as pool:
+            futures = [pool.submit(mutate, i) for i in range(n)]
+            for _ in range(n):  # all n mutations are now inside the application, blocked
+                assert inside.acquire(timeout=30), "mutations did not reach the application"
+            health = http.get("/healthz")
+            in_flight_at_answer = n - len(finished)
+            release.set()
+            for future in futures:
+                future.result()
+        assert health.status_code == 200
+        assert in_flight_at_answer == n  # /healthz answered while all n were in flight
+        assert len(finished) == n
+        memory_app.record_many = original  # type: ignore[method-assign]
+        assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
 
 
 def test_operations_past_the_thread_pool_wait_in_line_and_are_all_answered(
@@ -254,71 +259,57 @@ def test_operations_past_the_thread_pool_wait_in_line_and_are_all_answered(
 
     extra = 3
     n = OPERATION_THREADS + extra
-    web = create_app(Settings(database_url="memory:"), memory_app)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.02)
-        with httpx.Client(base_url=url, timeout=30) as http:
-            g = GQL(http)
-            cid, gm = create_campaign(g)
-            vex = pc(g, cid, gm, "Vex")
-            lock = threading.Lock()
-            inside = [0]
-            entered = threading.Semaphore(0)
-            release = threading.Event()
-            original = memory_app.record_many
+    with _served(memory_app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        g = GQL(http)
+        cid, gm = create_campaign(g)
+        vex = pc(g, cid, gm, "Vex")
+        lock = threading.Lock()
+        inside = [0]
+        entered = threading.Semaphore(0)
+        release = threading.Event()
+        original = memory_app.record_many
 
-            def held_record_many(*args: Any, **kwargs: Any) -> Any:
-                with lock:
-                    inside[0] += 1
-                entered.release()
-                assert release.wait(60), "never released"
-                return original(*args, **kwargs)
+        def held_record_many(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                inside[0] += 1
+            entered.release()
+            assert release.wait(60), "never released"
+            return original(*args, **kwargs)
 
-            memory_app.record_many = held_record_many  # type: ignore[method-assign]
+        memory_app.record_many = held_record_many  # type: ignore[method-assign]
 
-            def mutate(i: int) -> None:
-                with httpx.Client(base_url=url, timeout=90) as own:
-                    out = GQL(own).mutate(
-                        "dealDamage",
-                        {
-                            "campaignId": gid("Campaign", cid, cid),
-                            "characterId": vex,
-                            "amount": 1,
-                            "idempotencyKey": f"line-{i}",
-                        },
-                        gm,
-                    )
-                    assert out["userErrors"] == [], out
-
-            with ThreadPoolExecutor(n) as pool:
-                futures = [pool.submit(mutate, i) for i in range(n)]
-                for _ in range(OPERATION_THREADS):  # every thread holds one now
-                    assert entered.acquire(timeout=30), "mutations did not reach the application"
-                # the others wait in line for a thread (read, not timed: all n were sent)
-                assert eventually(lambda: schema._POOL._work_queue.qsize() == extra, 30), (
-                    "the operations past the pool's threads did not wait in line for one"
+        def mutate(i: int) -> None:
+            with httpx.Client(base_url=url, timeout=90) as own:
+                out = GQL(own).mutate(
+                    "dealDamage",
+                    {
+                        "campaignId": gid("Campaign", cid, cid),
+                        "characterId": vex,
+                        "amount": 1,
+                        "idempotencyKey": f"line-{i}",
+                    },
+                    gm,
                 )
-                assert http.get("/healthz").status_code == 200
-                with lock:
-                    held = inside[0]
-                release.set()
-                for future in futures:
-                    future.result()
-            assert held == OPERATION_THREADS
-            assert inside[0] == n
-            memory_app.record_many = original  # type: ignore[method-assign]
-            assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
-    finally:
-        server.should_exit = True
-        thread.join(15)
+                assert out["userErrors"] == [], out
+
+        with ThreadPoolExecutor(n) as pool:
+            futures = [pool.submit(mutate, i) for i in range(n)]
+            for _ in range(OPERATION_THREADS):  # every thread holds one now
+                assert entered.acquire(timeout=30), "mutations did not reach the application"
+            # the others wait in line for a thread (read, not timed: all n were sent)
+            assert eventually(lambda: schema._POOL._work_queue.qsize() == extra, 30), (
+                "the operations past the pool's threads did not wait in line for one"
+            )
+            assert http.get("/healthz").status_code == 200
+            with lock:
+                held = inside[0]
+            release.set()
+            for future in futures:
+                future.result()
+        assert held == OPERATION_THREADS
+        assert inside[0] == n
+        memory_app.record_many = original  # type: ignore[method-assign]
+        assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
 
 
 def memory_app_campaign(cid: str) -> Any:
