@@ -117,6 +117,9 @@ INDEXED = frozenset(
 )
 
 
+_INDEXED_ANY = INDEXED | book.TYPES  # the fact types ``Ledger._index`` does more for
+
+
 @dataclass(slots=True)
 class Resolution:
     """How a set of corrections makes the log read."""
@@ -320,11 +323,14 @@ class Ledger:
     # ---------------------------------------------------------------- appending
     def append(self, entry: Entry) -> None:
         """Add a stored fact. Folding is lazy: it happens on the next read."""
-        if entry.seq != self.next_seq:
+        entries = self.entries
+        if entry.seq != self.first_seq + len(entries):
             raise AssertionError(f"fact at {entry.seq} appended after {self.last_seq}")
-        self._upcast(entry)
-        self.entries.append(entry)
-        self._index(entry)
+        current = self.catalogue.versions.get(entry.type, entry.version) == entry.version
+        if not current:
+            _upcast(self.catalogue, entry)
+        entries.append(entry)
+        self._index(entry, current)
         prepared, self._prepared = self._prepared, None
         if prepared is not None and prepared.seq == entry.seq and self._folded == len(self.entries) - 1:
             self._adopt(prepared)
@@ -663,7 +669,9 @@ class Ledger:
             or (t == "RulesFlagSet" and bool(entry.payload.get("retroactive")))
         )
 
-    def _index(self, entry: Entry) -> None:
+    def _index(self, entry: Entry, current: bool | None = None) -> None:
+        """Index an appended fact; ``current``: whether it was stored at its type's current
+        version (as :meth:`append` found; None: look)."""
         meta = entry.meta
         key = meta.get("idempotency_key")
         if key:
@@ -675,17 +683,21 @@ class Ledger:
         if isinstance(cause, int):
             self._children.setdefault(cause, []).append(entry.seq)
         known = entry.cites
-        current = self.catalogue.versions.get(entry.type, entry.version) == entry.version
+        if current is None:
+            current = self.catalogue.versions.get(entry.type, entry.version) == entry.version
         cites = known if known is not None and current else _cited_rulings(entry.payload)
         for rid in cites:
             self._citations.setdefault(rid, []).append(entry.seq)
-        if entry.type == "RulingRecorded":
+        t = entry.type
+        if t not in _INDEXED_ANY:  # the usual fact: nothing more to index
+            return
+        if t == "RulingRecorded":
             self._rulings_recorded[entry.payload["ruling_id"]] = entry.seq
             self._pinned[entry.seq] = entry
-        if entry.type in book.TYPES:
+        if t in book.TYPES:
             self.proposals.add(entry.seq, entry.type, entry.payload, meta)
             self._pinned[entry.seq] = entry
-        if entry.type in INDEXED:
+        if t in INDEXED:
             self._corrections.append(entry.seq)
             self._pinned[entry.seq] = entry
             # the fact it points at is usually recent: pin it while it is still in memory

@@ -737,14 +737,25 @@ def action_problem(
         if count > allowed:
             return (f"{_name(state, cid)} is {why}: {limit.text or 'no more actions'}", limit.code)
         return None
-    if not any(
-        all(taken.get(k, 0) <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
-    ):
+    if not _within_a_budget(taken, extra, table):
         return (
             f"{_name(state, cid)} has no {action} action left this turn {table.budget_text}".strip(),
             "NO_ACTION_LEFT",
         )
     return None
+
+
+def _within_a_budget(taken: Mapping[str, int], extra: Mapping[str, int], table: ActionTable) -> bool:
+    """Whether the turn-bound actions ``taken`` fit one of the table's budgets (each kind raised
+    by its ``extra`` actions): ``any(all(...))`` as loops (every attack asks)."""
+    kinds = table.turn_bound
+    for budget in table.budgets:
+        for k in kinds:
+            if taken.get(k, 0) > budget.get(k, 0) + extra.get(k, 0):
+                break
+        else:
+            return True
+    return False
 
 
 def check_action(

@@ -19,11 +19,17 @@ from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.rules import creature, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState
 from domain.rulesets.stellar_winds.tables import (
+    ATTACK_PENALTY,
+    CANNOT_SEE,
     CIRCUMSTANCES,
     COMBAT_ADVANTAGE_BONUS,
     CONDITIONS,
     DAMAGE_TYPES,
+    GRANTS_CA,
+    GRANTS_CA_MELEE,
+    HALF_DAMAGE_DEALT,
     MARKED_PENALTY,
+    UNSEEN,
 )
 
 KINDS = ("melee", "ranged", "close", "area")
@@ -130,20 +136,23 @@ def defense_of(
     kind: str,
     adjacent: bool | None = None,
     flags: dict[str, Any] | None = None,
+    conditions: set[str] | None = None,
 ) -> tuple[int, list[dict[str, Any]]]:
     """A target's defense against this attack, with its modifiers (A1.5, effects). Prone's +2
-    holds only against ranged attacks from a non-adjacent attacker (ruling 19)."""
+    holds only against ranged attacks from a non-adjacent attacker (ruling 19). ``conditions``:
+    the target's ``conditions()`` when the caller has them already."""
     near = adjacent_by_default(kind) if adjacent is None else adjacent
     base = target.defenses[defense]
     parts: list[dict[str, Any]] = [{"source": f"{DEFENSE_NAMES[defense]} (sheet)", "value": base}]
-    for cond in sorted(target.conditions()):
+    conds = target.conditions() if conditions is None else conditions
+    for cond in sorted(conds) if conds else ():
         spec = CONDITIONS.get(cond)
         if spec and spec.defense_mod:
             parts.append({"source": cond, "value": spec.defense_mod})
         if spec and spec.ranged_defense_mod and kind == "ranged" and not near:
             parts.append({"source": f"{cond} vs ranged, not adjacent", "value": spec.ranged_defense_mod})
-    for mod in effects.defense_mods(target, defense):
-        parts.append(mod)
+    if target.effects:  # (no effect: no effect's modifier)
+        parts.extend(effects.defense_mods(target, defense))
     parts = bonuses.stack(parts, flags or {})  # SW-17
     return bonuses.total(parts), parts
 
@@ -157,7 +166,11 @@ def _attack_parts(
     ctx: Any,
     ignored: list[dict[str, Any]],
     flags: dict[str, Any],
+    tconds: set[str],
+    aconds: set[str],
 ) -> list[dict[str, Any]]:
+    """The attack roll's modifiers; ``tconds`` and ``aconds``: the target's and the attacker's
+    ``conditions()``."""
     kind = power["kind"]
     parts: list[dict[str, Any]] = [{"source": "attack bonus", "value": power["attack_bonus"]}]
     has_ca = False
@@ -169,29 +182,23 @@ def _attack_parts(
                 continue
             has_ca = True
         parts.append({"source": spec.label, "value": spec.modifier})
-    tconds = target.conditions()
-    aconds = attacker.conditions()
     if tconds or aconds:  # (no condition on either side: none of these parts)
-        granting = sorted(
-            c
-            for c in tconds
-            if CONDITIONS.get(c)
-            and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
-        )
+        # (the conditions tables' indexes: what a loop over each creature's conditions asks)
+        granting = sorted(tconds & (GRANTS_CA_MELEE if kind == "melee" else GRANTS_CA))
         # A1.5: the attacker must be able to see the target to have combat advantage
-        unseen = any(CONDITIONS[c].unseen for c in tconds if c in CONDITIONS)
-        sees = not unseen and not any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
+        unseen = not UNSEEN.isdisjoint(tconds)
+        blind = not CANNOT_SEE.isdisjoint(aconds)
+        sees = not unseen and not blind
         if granting and not has_ca and sees:
             has_ca = True
             source = f"combat advantage (target {', '.join(granting)})"
             parts.append({"source": source, "value": COMBAT_ADVANTAGE_BONUS})
         # A1.10 Invisible: its enemies cannot see it, so it has combat advantage against them...
-        if any(CONDITIONS[c].unseen for c in aconds if c in CONDITIONS) and not has_ca and sees:
+        if not UNSEEN.isdisjoint(aconds) and not has_ca and sees:
             has_ca = True
             parts.append({"source": "combat advantage (attacker invisible)", "value": COMBAT_ADVANTAGE_BONUS})
         # ...and attacking it, they cannot see it: total concealment for melee and ranged (A1.5),
         # unless the attacker is blinded (its own -5 already counts) or concealment was declared
-        blind = any(CONDITIONS[c].cannot_see for c in aconds if c in CONDITIONS)
         if (
             unseen
             and kind in ("melee", "ranged")
@@ -199,11 +206,11 @@ def _attack_parts(
             and not declared & {"concealment", "total_concealment"}
         ):
             parts.append({"source": "total concealment (target invisible)", "value": -5})
-        for cond in sorted(aconds):
-            spec = CONDITIONS.get(cond)
-            if spec and spec.attack_penalty and kind in spec.attack_penalty_kinds:
+        for cond in sorted(aconds & ATTACK_PENALTY):
+            spec = CONDITIONS[cond]
+            if kind in spec.attack_penalty_kinds:
                 parts.append({"source": f"attacker {cond}", "value": spec.attack_penalty})
-    markers = effects.markers(attacker)
+    markers = effects.markers(attacker) if attacker.effects else None  # (no effect: no marker)
     if markers and not markers & ids:
         parts.append({"source": "marked: attack ignores the marker", "value": MARKED_PENALTY})
     for mod in entry.get("modifiers", []):
@@ -227,7 +234,8 @@ def _attack_parts(
                     **({"type": mod["type"]} if mod.get("type") not in (None, "untyped") else {}),
                 }
             )
-    parts.extend(effects.attack_mods(attacker))
+    if attacker.effects:
+        parts.extend(effects.attack_mods(attacker))
     return bonuses.stack(parts, flags)  # SW-17
 
 
@@ -255,7 +263,8 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         )
     for spec in power["effects"]:
         effects.check_spec(spec, state)
-    weakened = any(CONDITIONS[n].half_damage_dealt for n in attacker.conditions() if n in CONDITIONS)
+    aconds = attacker.conditions()  # (nothing changes until every target is planned)
+    weakened = not HALF_DAMAGE_DEALT.isdisjoint(aconds)
     plans = []
     id_set = set(ids)
     for i, entry in enumerate(p["targets"]):
@@ -263,27 +272,30 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         not_dead(target, ctx, "targets.target")
         roll = entry["roll"]  # shape checked when recorded (facts.validate)
         natural = dice.natural(roll) or 0
+        tconds = target.conditions()
         if p["coup_de_grace"]:
             require(
-                "helpless" in target.conditions(),
+                "helpless" in tconds,
                 f"{target.name} is not helpless: no coup de grace (SW-22)",
                 "NOT_HELPLESS",
                 ctx,
                 "targets.target",
             )
         ignored: list[dict[str, Any]] = []
-        parts = _attack_parts(attacker, target, power, entry, id_set, ctx, ignored, state.flags)
+        parts = _attack_parts(
+            attacker, target, power, entry, id_set, ctx, ignored, state.flags, tconds, aconds
+        )
         d20 = dice.roll_total(roll)
         total = d20 + sum(x["value"] for x in parts)
         adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
-        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags)
+        defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags, tconds)
         reaches = total >= defense
         hit = natural == 20 or (natural != 1 and reaches)
         crit = hit and natural >= attacker.crit_min and reaches
         if p["coup_de_grace"] and hit:
             crit = True  # adopted ruling 13: any hit is a critical hit
         overridden = {}
-        for key in ("hit", "crit"):  # C0.4 (overrides.OVERRIDABLE)
+        for key in ("hit", "crit") if ctx.overrides else ():  # C0.4 (overrides.OVERRIDABLE)
             value, given = overrides.value(ctx, key, target.id, i)
             if given:
                 overridden[key] = bool(value)
@@ -315,7 +327,10 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
     for i, (target, droll, res) in enumerate(plans):
         hit, crit = res["hit"], res["crit"]
         applies = hit or power["miss"] == "half"
-        fiat, amount_given = overrides.value(ctx, "amount", target.id, i)  # C0.4
+        fiat: Any = None
+        amount_given = False
+        if ctx.overrides:  # C0.4
+            fiat, amount_given = overrides.value(ctx, "amount", target.id, i)
         if (droll is not None or amount_given) and applies and target.life != "dead":
             crit_mode = state.flags["sw.crit_mode"]
             if droll is None:

@@ -18,7 +18,7 @@ from domain.core import damage as core_damage
 from domain.errors import RuleViolation
 from domain.rulesets.stellar_winds import effects
 from domain.rulesets.stellar_winds.state import LIFE_CONDITIONS, Creature, divide
-from domain.rulesets.stellar_winds.tables import CONDITIONS
+from domain.rulesets.stellar_winds.tables import CONDITIONS, HALF_DAMAGE_TAKEN
 
 
 def _components(c: Creature, key: str) -> list[dict[str, Any]]:
@@ -27,14 +27,17 @@ def _components(c: Creature, key: str) -> list[dict[str, Any]]:
     ]
 
 
-def resistance(c: Creature, types: list[str], flags: dict[str, Any] | None = None) -> int:
+def resistance(
+    c: Creature, types: list[str], flags: dict[str, Any] | None = None, conditions: set[str] | None = None
+) -> int:
     """The resistance that applies to damage of these types (B-SW-14, SW-28; ``core.damage``):
     per type the highest (``sw.resist_stacking``: or the sum); for several types the lowest, 0
-    unless each is resisted (``sw.multi_type_resist``: or the highest of them)."""
+    unless each is resisted (``sw.multi_type_resist``: or the highest of them). ``conditions``:
+    ``c.conditions()`` when the caller has them already."""
     if not c.resist and not c.effects and c.life not in LIFE_CONDITIONS:
         return 0  # nothing to resist with (what the rules below give for no pairs at all)
     flags = flags or {}
-    conds = c.conditions()
+    conds = c.conditions() if conditions is None else conditions
     pairs = [
         *c.resist.items(),
         *(("all", CONDITIONS[n].resist_all) for n in conds if n in CONDITIONS),
@@ -79,14 +82,15 @@ def modify(
     if weakened and not ongoing:
         amount = divide(amount, 2, flags)
         steps.append({"step": "attacker weakened: half", "value": amount})
-    halving = sorted(n for n in target.conditions() if n in CONDITIONS and CONDITIONS[n].half_damage_taken)
+    conds = target.conditions()
+    halving = sorted(conds & HALF_DAMAGE_TAKEN) if conds else None
     if halving:
         amount = divide(amount, 2, flags)  # each halving source applies once (SW-30)
         steps.append({"step": f"target {', '.join(halving)}: half", "value": amount})
     # SW-30 step 5 applies to every total, 0 included (a negative roll became 0 in step 1):
     # 1d4-5 cold against vulnerable cold 5 deals 5
     vuln = vulnerability(target, types)
-    res = resistance(target, types, flags)
+    res = resistance(target, types, flags, conds)
     if vuln or res:
         amount = max(0, amount + vuln - res)
         if vuln:

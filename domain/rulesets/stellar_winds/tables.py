@@ -7,6 +7,7 @@ against RULES.md ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,22 @@ CONDITIONS: dict[str, Condition] = {
     "insubstantial": Condition(half_damage_taken=True),
     "grabbed": Condition(implies=("immobilized",)),
 }
+
+
+def conditions_where(test: Callable[[Condition], bool]) -> frozenset[str]:
+    """The names of the conditions ``test`` selects: an index of :data:`CONDITIONS` (a set
+    intersection then asks what a loop over a creature's conditions would)."""
+    return frozenset(name for name, spec in CONDITIONS.items() if test(spec))
+
+
+# Indexes of CONDITIONS for the attack path (every attack asks each of them)
+GRANTS_CA = conditions_where(lambda c: c.grants_ca)
+GRANTS_CA_MELEE = conditions_where(lambda c: c.grants_ca or c.grants_ca_melee_only)
+UNSEEN = conditions_where(lambda c: c.unseen)
+CANNOT_SEE = conditions_where(lambda c: c.cannot_see)
+ATTACK_PENALTY = conditions_where(lambda c: bool(c.attack_penalty))
+HALF_DAMAGE_DEALT = conditions_where(lambda c: c.half_damage_dealt)
+HALF_DAMAGE_TAKEN = conditions_where(lambda c: c.half_damage_taken)
 
 
 @dataclass(frozen=True)

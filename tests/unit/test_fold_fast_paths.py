@@ -1,0 +1,107 @@
+"""The fold's fast paths ask what the general forms ask (hypothesis: fast == general).
+
+* Stellar Winds' attack path reads a creature's conditions through indexes of the conditions
+  table (``tables.GRANTS_CA`` ...: a set intersection) instead of a loop over the conditions
+  asking each one's ``Condition``; ``attack_made`` hands the conditions it read to
+  ``_attack_parts`` and ``defense_of``, and ``damage.modify`` to ``resistance``.
+* The core engine's budget check (``_within_a_budget``) is ``any(all(...))`` written as loops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.core.encounters import ActionTable, _within_a_budget
+from domain.rulesets.stellar_winds import attacks, tables
+from domain.rulesets.stellar_winds.state import new_creature
+from domain.rulesets.stellar_winds.tables import CONDITIONS
+
+NAMES = st.sets(st.sampled_from([*CONDITIONS, "not-a-condition", "bluffed"]), max_size=6)
+KINDS = st.sampled_from(attacks.KINDS)
+
+
+@given(tconds=NAMES, aconds=NAMES, kind=KINDS)
+def test_the_condition_indexes_ask_what_the_loops_over_the_conditions_ask(
+    tconds: set[str], aconds: set[str], kind: str
+) -> None:
+    granting = sorted(
+        c
+        for c in tconds
+        if CONDITIONS.get(c)
+        and (CONDITIONS[c].grants_ca or (CONDITIONS[c].grants_ca_melee_only and kind == "melee"))
+    )
+    assert sorted(tconds & (tables.GRANTS_CA_MELEE if kind == "melee" else tables.GRANTS_CA)) == granting
+    for names in (tconds, aconds):
+        assert (not tables.UNSEEN.isdisjoint(names)) == any(
+            CONDITIONS[c].unseen for c in names if c in CONDITIONS
+        )
+        assert (not tables.CANNOT_SEE.isdisjoint(names)) == any(
+            CONDITIONS[c].cannot_see for c in names if c in CONDITIONS
+        )
+        assert (not tables.HALF_DAMAGE_DEALT.isdisjoint(names)) == any(
+            CONDITIONS[n].half_damage_dealt for n in names if n in CONDITIONS
+        )
+        assert sorted(names & tables.HALF_DAMAGE_TAKEN) == sorted(
+            n for n in names if n in CONDITIONS and CONDITIONS[n].half_damage_taken
+        )
+        assert [
+            c for c in sorted(names & tables.ATTACK_PENALTY) if kind in CONDITIONS[c].attack_penalty_kinds
+        ] == [
+            c
+            for c in sorted(names)
+            if (spec := CONDITIONS.get(c)) and spec.attack_penalty and kind in spec.attack_penalty_kinds
+        ]
+
+
+def _creature(conditions: list[str]) -> Any:
+    c = new_creature("t")
+    c.name, c.life, c.defenses = "T", "active", {"ac": 15, "fort": 13, "ref": 14, "will": 12}
+    c.effects = [
+        {
+            "effect_id": f"e{i}",
+            "target": "t",
+            "name": name,
+            "components": [{"condition": name}],
+            "duration": {"kind": "save_ends"},
+        }
+        for i, name in enumerate(conditions)
+    ]
+    return c
+
+
+@given(
+    names=st.lists(st.sampled_from(sorted(CONDITIONS)), max_size=4, unique=True),
+    defense=st.sampled_from(["ac", "fort", "ref", "will"]),
+    kind=KINDS,
+    adjacent=st.none() | st.booleans(),
+)
+def test_a_defense_with_the_conditions_handed_in_is_the_defense_read_without_them(
+    names: list[str], defense: str, kind: str, adjacent: bool | None
+) -> None:
+    target = _creature(names)
+    general = attacks.defense_of(target, defense, kind, adjacent, {})
+    assert attacks.defense_of(target, defense, kind, adjacent, {}, target.conditions()) == general
+
+
+BUDGET = st.dictionaries(st.sampled_from(["standard", "move", "minor"]), st.integers(0, 2), max_size=3)
+
+
+@given(
+    budgets=st.lists(BUDGET, min_size=0, max_size=3),
+    taken=BUDGET,
+    extra=BUDGET,
+    turn_bound=st.lists(st.sampled_from(["standard", "move", "minor"]), unique=True, max_size=3),
+)
+def test_the_budget_check_is_any_of_all(
+    budgets: list[dict[str, int]], taken: dict[str, int], extra: dict[str, int], turn_bound: list[str]
+) -> None:
+    table = ActionTable(
+        kinds=("standard", "move", "minor"), turn_bound=tuple(turn_bound), budgets=tuple(budgets)
+    )
+    general = any(
+        all(taken.get(k, 0) <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
+    )
+    assert _within_a_budget(taken, extra, table) == general
