@@ -58,7 +58,7 @@ def test_cyclic_garbage_dropped_during_a_cold_load_is_still_collected(
     gc.collect()
     gc.disable()  # as while another thread's refold holds gc_paused()
     try:
-        app.ledger(cid)  # a cold load of 600 facts: frozen after each page past 150
+        app.ledger(cid)  # a cold load of 600 facts: collected and frozen at its end (past 150)
     finally:
         if was:
             gc.enable()
@@ -121,3 +121,37 @@ def test_a_cold_load_restored_from_a_snapshot_freezes_the_heap_it_built(
     finally:
         gc.unfreeze()
         gc.collect()
+
+
+@pytest.mark.sqlite
+def test_a_cold_load_folds_with_the_collector_paused_then_resumes_it(
+    sqlite_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load's burst of long-lived objects is not answered with collections (``gc_paused``
+    around ``Ledger.load``); the collector runs again once the campaign is loaded."""
+    gen = CampaignGenerator(300, seed=5)
+    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    monkeypatch.setattr(service, "LOAD_PAGE", 97)
+    settings = Settings(database_url=sqlite_store.database_url, snapshot_every=0)
+    writer = open_application(settings)
+    try:
+        cid = writer.import_campaign(HEADER, facts)
+    finally:
+        writer.close()
+    app = open_application(settings)
+    enabled: list[bool] = []
+    real = app._read_facts
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        enabled.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app, "_read_facts", reading)
+    assert gc.isenabled()
+    try:
+        ledger = app.ledger(cid)
+        assert len(enabled) >= 3 and not any(enabled), enabled  # every page read while paused
+        assert gc.isenabled()
+        assert ledger.last_seq == len(facts) + 1
+    finally:
+        app.close()
