@@ -959,8 +959,11 @@ class Ledger:
                     payload = _with_rulings(payload, res.ruling_values)
                 ctx.seq = s
                 ctx.meta = e.meta
-                ctx.overrides = overrides.get(s, _EMPTY)
-                ctx.waived = ctx.overrides.get("orphan") == "keep"
+                given = overrides.get(s) if overrides else None
+                if given is None:  # the usual fact: no override
+                    ctx.overrides, ctx.waived = _EMPTY, False
+                else:
+                    ctx.overrides, ctx.waived = given, given.get("orphan") == "keep"
                 try:
                     outcome = apply(state, e.type, payload, ctx)
                 except DomainError as err:

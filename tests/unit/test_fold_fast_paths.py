@@ -4,6 +4,11 @@
   table (``tables.GRANTS_CA`` ...: a set intersection) instead of a loop over the conditions
   asking each one's ``Condition``; ``attack_made`` hands the conditions it read to
   ``_attack_parts`` and ``defense_of``, and ``damage.modify`` to ``resistance``.
+* ``encounters.action_limit`` skips a creature none of whose conditions limits actions, and
+  ranks limits by a dictionary; ``effects.apply`` asks an index whether a condition brings
+  unconsciousness.
+* ``Creature.conditions`` adds each condition with everything it brings (``state.IMPLIED``)
+  instead of walking the implications; ``bonuses.stack`` returns an untyped breakdown as it is.
 * The core engine's budget check (``_within_a_budget``) is ``any(all(...))`` written as loops.
 """
 
@@ -15,7 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.core.encounters import ActionTable, _within_a_budget
-from domain.rulesets.stellar_winds import attacks, tables
+from domain.rulesets.stellar_winds import attacks, bonuses, effects, tables
+from domain.rulesets.stellar_winds import encounters as sw_encounters
 from domain.rulesets.stellar_winds.state import new_creature
 from domain.rulesets.stellar_winds.tables import CONDITIONS
 
@@ -105,3 +111,101 @@ def test_the_budget_check_is_any_of_all(
         all(taken.get(k, 0) <= s.get(k, 0) + extra.get(k, 0) for k in table.turn_bound) for s in table.budgets
     )
     assert _within_a_budget(taken, extra, table) == general
+
+
+def _action_limit_by_the_list(c: Any) -> tuple[str, str | None]:
+    """``action_limit`` as it was written first: every condition, ranked by ``list.index``."""
+    conds = c.conditions()
+    if not conds:
+        return "all", None
+    ranks = list(tables.ACTION_LIMITS)
+    worst, why = "all", None
+    for name in sorted(conds):
+        spec = CONDITIONS.get(name)
+        if spec and ranks.index(spec.actions) > ranks.index(worst):
+            worst, why = spec.actions, name
+    return worst, why
+
+
+@given(
+    names=st.lists(st.sampled_from(sorted(CONDITIONS)), max_size=4, unique=True),
+    life=st.sampled_from(["active", "dying", "knocked_out", "stabilized", "dead"]),
+)
+def test_the_action_limit_is_the_strictest_as_the_loop_over_every_condition_finds(
+    names: list[str], life: str
+) -> None:
+    c = _creature(names)
+    c.life = life
+    assert sw_encounters.action_limit(c) == _action_limit_by_the_list(c)
+
+
+@given(name=st.none() | st.sampled_from([*CONDITIONS, "not-a-condition"]))
+def test_the_unconscious_index_is_what_the_implications_bring(name: str | None) -> None:
+    assert (name in effects.BRINGS_UNCONSCIOUS) == effects._brings(name, "unconscious")
+
+
+def _conditions_by_walking(c: Any) -> set[str]:
+    """``Creature.conditions`` as it was written first: collect, then walk the implications."""
+    found: set[str] = set()
+    if not c.effects and c.life not in ("dying", "knocked_out", "stabilized"):
+        return found
+    if c.life in ("dying", "knocked_out", "stabilized"):
+        found.add("dying" if c.life == "dying" else "unconscious")
+    for eff in c.effects:
+        if eff.get("pending"):
+            continue
+        for comp in eff["components"]:
+            cond = comp.get("condition")
+            if cond:
+                found.add(cond)
+    stack = list(found)
+    while stack:
+        spec = CONDITIONS.get(stack.pop())
+        for implied in spec.implies if spec else ():
+            if implied not in found:
+                found.add(implied)
+                stack.append(implied)
+    return found
+
+
+@given(
+    names=st.lists(st.sampled_from([*sorted(CONDITIONS), "not-a-condition"]), max_size=5),
+    pending=st.lists(st.booleans(), min_size=5, max_size=5),
+    life=st.sampled_from(["active", "dying", "knocked_out", "stabilized", "dead"]),
+)
+def test_conditions_with_what_they_bring_are_the_walk_over_the_implications(
+    names: list[str], pending: list[bool], life: str
+) -> None:
+    c = _creature(names)
+    c.life = life
+    for e, waiting in zip(c.effects, pending, strict=False):
+        if waiting:
+            e["pending"] = True
+    assert c.conditions() == _conditions_by_walking(c)
+
+
+PART = st.fixed_dictionaries(
+    {"source": st.sampled_from(["a", "b", "c"]), "value": st.integers(-3, 5)},
+    optional={"type": st.sampled_from([*bonuses.BONUS_TYPES, "untyped"])},
+)
+
+
+@given(parts=st.lists(PART, max_size=6))
+def test_stacking_an_untyped_breakdown_is_the_general_stacking(parts: list[dict[str, Any]]) -> None:
+    """With no typed part, the fast return gives what the general loop gives (and otherwise
+    the general loop runs): compared with the breakdown stacked part by part from scratch."""
+    stacked = bonuses.stack(parts, {})
+    best: dict[str, int] = {}
+    for i, p in enumerate(parts):
+        kind = p.get("type")
+        if isinstance(kind, str) and kind != "untyped" and p["value"] > 0:
+            if kind not in best or p["value"] > parts[best[kind]]["value"]:
+                best[kind] = i
+    expected = [
+        {**p, "value": 0, "does_not_stack": p["value"], "why": stacked[i].get("why")}
+        if p.get("type") in best and best[p["type"]] != i and p["value"] > 0
+        else p
+        for i, p in enumerate(parts)
+    ]
+    assert stacked == expected
+    assert stacked is not parts

@@ -28,6 +28,11 @@ def stack(parts: list[dict[str, Any]], flags: dict[str, Any]) -> list[dict[str, 
     """The parts as they count: per bonus type only the highest bonus (the first of equal ones)."""
     if flags.get("sw.bonus_stacking", "highest_per_type") != "highest_per_type":
         return parts
+    for p in parts:
+        if "type" in p:
+            break
+    else:  # no typed part at all (the usual breakdown): every part counts as it is
+        return list(parts)
     best: dict[str, int] = {}
     for i, p in enumerate(parts):
         kind = p.get("type")

@@ -193,7 +193,7 @@ def apply(state: Any, target: Any, spec: dict[str, Any], *, source: str, ctx: An
         ]
     target.effects.append(effect)
     state.hold(target.id, effect)
-    if any(_brings(c.get("condition"), "unconscious") for c in effect["components"]):
+    if any(c.get("condition") in BRINGS_UNCONSCIOUS for c in effect["components"]):
         fall_prone(state, target)  # C1.2 EffectApplied: falls prone when unconscious (derived)
     return {
         "effect_id": effect["effect_id"],
@@ -238,6 +238,8 @@ def _brings(name: Any, wanted: str) -> bool:
         stack.extend(CONDITIONS[n].implies)
     return False
 
+
+BRINGS_UNCONSCIOUS = frozenset(n for n in CONDITIONS if _brings(n, "unconscious"))  # (an index)
 
 # The bookkeeping every ruleset shares lives in domain/core/effects.py.
 find = core_effects.find

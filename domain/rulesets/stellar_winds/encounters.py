@@ -40,7 +40,7 @@ from domain.rulesets.stellar_winds import bonuses, effects, overrides
 from domain.rulesets.stellar_winds import damage as dmg
 from domain.rulesets.stellar_winds.rules import _holds, creature, in_turn, not_dead, require
 from domain.rulesets.stellar_winds.state import Creature, SWState, initiative_bonus
-from domain.rulesets.stellar_winds.tables import ACTION_LIMITS, CONDITIONS, SW_ACTIONS
+from domain.rulesets.stellar_winds.tables import ACTION_LIMITS, CONDITIONS, SW_ACTIONS, conditions_where
 
 Handler = Callable[[SWState, dict[str, Any], Any], dict[str, Any]]
 SAVE_DC = 10  # SW-45
@@ -333,16 +333,19 @@ def _drop(state: SWState, c: Creature, pred: Callable[[dict[str, Any]], bool]) -
 
 
 # ----------------------------------------------------------- action economy
+_LIMIT_RANK = {name: rank for rank, name in enumerate(ACTION_LIMITS)}  # the table's order: strictness
+LIMITING = conditions_where(lambda c: c.actions != "all")  # the conditions that limit actions
+
+
 def action_limit(c: Creature) -> tuple[str, str | None]:
     """The strictest action limit among its conditions (A1.10), and the condition imposing it."""
     conds = c.conditions()
-    if not conds:  # the usual creature: no condition, no limit (what the loop below gives)
+    if LIMITING.isdisjoint(conds):  # the usual creature: no limit (what the loop below gives)
         return "all", None
-    ranks = list(ACTION_LIMITS)
     worst, why = "all", None
     for name in sorted(conds):
         spec = CONDITIONS.get(name)
-        if spec and ranks.index(spec.actions) > ranks.index(worst):
+        if spec and _LIMIT_RANK[spec.actions] > _LIMIT_RANK[worst]:
             worst, why = spec.actions, name
     return worst, why
 

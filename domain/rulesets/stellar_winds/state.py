@@ -171,25 +171,37 @@ class Creature(CreatureBase):
         if not self.effects and self.life not in LIFE_CONDITIONS:
             return found  # the usual creature: nothing to collect
         if self.life in LIFE_CONDITIONS:
-            found.add("dying" if self.life == "dying" else "unconscious")
+            found |= IMPLIED["dying" if self.life == "dying" else "unconscious"]
         for eff in self.effects:
             if eff.get("pending"):
                 continue
             for comp in eff["components"]:
                 cond = comp.get("condition")
                 if cond:
-                    found.add(cond)
-        stack = list(found)
-        while stack:
-            cond = CONDITIONS.get(stack.pop())
-            for implied in cond.implies if cond else ():
-                if implied not in found:
-                    found.add(implied)
-                    stack.append(implied)
+                    with_implied = IMPLIED.get(cond)
+                    if with_implied is None:
+                        found.add(cond)  # (not a condition of the table: it brings nothing)
+                    else:
+                        found |= with_implied
         return found
 
 
 LIFE_CONDITIONS = ("dying", "knocked_out", "stabilized")  # life states that bring a condition
+
+
+def _implied(name: str) -> frozenset[str]:
+    """A condition and every condition it brings, directly or through others (A1.10)."""
+    found, stack = {name}, [name]
+    while stack:
+        cond = CONDITIONS.get(stack.pop())
+        for implied in cond.implies if cond else ():
+            if implied not in found:
+                found.add(implied)
+                stack.append(implied)
+    return frozenset(found)
+
+
+IMPLIED = {name: _implied(name) for name in CONDITIONS}  # each condition with what it brings
 
 
 def new_creature(cid: str) -> Creature:
