@@ -179,6 +179,15 @@ def _select_typed(
         return [(r["originator_version"], r["topic"], bytes(r["state"])) for r in c.fetchall()]
 
 
+Prefetch = tuple[int, "concurrent.futures.Future[list[Entry]]"]  # a page's read begun: (after, future)
+
+
+def _drop_prefetch(first: Prefetch | None) -> None:
+    """Wait for a page read begun for a load that will not use it (its result or error dropped)."""
+    if first is not None:
+        concurrent.futures.wait([first[1]])
+
+
 def _like_prefix(value: bytes) -> bytes:
     """A LIKE pattern matching what starts with ``value`` (its wildcards escaped)."""
     return value.replace(b"\\", b"\\\\").replace(b"%", b"\\%").replace(b"_", b"\\_") + b"%"
@@ -663,24 +672,35 @@ class ChronicleApplication(Application[UUID]):
             self.cache_stats["from_snapshot"] += 1
             observability.CAMPAIGN_LOADS.labels("snapshot").inc()
         known = None
+        first: Prefetch | None = None
         if restored is None:
             observability.CAMPAIGN_LOADS.labels("facts").inc()
             campaign.ledger.attach(loader, self.ledger_window)
             self._points_have.pop(campaign_id, None)
+            if LOAD_READ_AHEAD:  # the first page is read on a thread meanwhile
+                after = campaign.version
+                first = (after, self._read_ahead.submit(self._read_page, campaign_id, after, None))
             # the corrections first: the load then folds every fact once, under their resolution
-            known = self._stored_corrections(campaign_id)
-        stored = self._stored_after(campaign_id, campaign)
+            try:
+                known = self._stored_corrections(campaign_id)
+            except BaseException:
+                _drop_prefetch(first)
+                raise
+        stored = self._stored_after(campaign_id, campaign, first=first)
         # The load is a burst of long-lived objects without reference cycles (the fold's state
         # and checkpoints, the facts in the window): the collector is paused across it, as across
         # a refold (``gc_paused``), instead of answering it with collections that walk what was
         # loaded so far. In process, CPU of a cold load: 10k facts -4 %, 100k -9 % (the
         # collection and freeze below included). Large campaigns are collected and frozen at
         # the end, below; the cycles anybody drops meanwhile wait for the next collection.
-        with gc_paused():
-            if known is None:
-                campaign.ledger.load(stored)
-            else:
-                campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
+        try:
+            with gc_paused():
+                if known is None:
+                    campaign.ledger.load(stored)
+                else:
+                    campaign.ledger.load(stored, corrections=known[0], lookup=known[1])
+        finally:
+            _drop_prefetch(first)  # (a load that failed before its first fact: wait for the read)
         _check_complete(campaign_id, campaign, campaign.ledger.last_seq)
         if restored is None and self.snapshot_writer is not None:
             # no fold snapshot: what the table believed is still worth its stored checkpoints
@@ -696,28 +716,38 @@ class ChronicleApplication(Application[UUID]):
             gc.freeze()
         return campaign
 
+    def _read_page(self, campaign_id: UUID, after: int, upto: int | None) -> list[Entry]:
+        """The stored facts after position ``after``: one page of a load (``_stored_after``)."""
+        # A page is a range of positions, not "the next LOAD_PAGE after": positions are
+        # contiguous, so it holds the same facts, and a server planning without statistics
+        # (a campaign just imported or grown) reads an index range instead of planning a
+        # scan of everything after ``after``.
+        bound = after + LOAD_PAGE if upto is None else min(upto, after + LOAD_PAGE)
+        return self._read_facts(campaign_id, gt=after, lte=bound, limit=LOAD_PAGE)
+
     def _stored_after(
-        self, campaign_id: UUID, campaign: Campaign, *, upto: int | None = None
+        self, campaign_id: UUID, campaign: Campaign, *, upto: int | None = None, first: Prefetch | None = None
     ) -> Iterator[Entry]:
         """The stored facts after the campaign's version (up to ``upto``), read ``LOAD_PAGE`` per
         query, each read once; the campaign's version follows the pages read. The next page is
         read on a thread while the caller folds the current one (the drivers release the GIL
-        while they wait on the store): one page ahead at most, its errors raised here."""
+        while they wait on the store): one page ahead at most, its errors raised here.
+        ``first``: the first page's read, started earlier (after which position, its future)."""
 
         def read(after: int) -> list[Entry]:
-            # A page is a range of positions, not "the next LOAD_PAGE after": positions are
-            # contiguous, so it holds the same facts, and a server planning without statistics
-            # (a campaign just imported or grown) reads an index range instead of planning a
-            # scan of everything after ``after``.
-            bound = after + LOAD_PAGE if upto is None else min(upto, after + LOAD_PAGE)
-            return self._read_facts(campaign_id, gt=after, lte=bound, limit=LOAD_PAGE)
+            return self._read_page(campaign_id, after, upto)
 
         after = campaign.version
         if upto is not None and after >= upto:
+            _drop_prefetch(first)
             return
         ahead: concurrent.futures.Future[list[Entry]] | None = None
         try:
-            batch = read(after)
+            if first is not None and first[0] == after:
+                batch = first[1].result()
+            else:
+                _drop_prefetch(first)
+                batch = read(after)
             while batch:
                 last = batch[-1].seq
                 more = len(batch) == LOAD_PAGE and (upto is None or last < upto)

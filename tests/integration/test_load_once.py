@@ -109,12 +109,14 @@ def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
         app.close()
 
 
+@pytest.mark.parametrize("fails_after", [3 * PAGE, 1], ids=["a later page", "the first page"])
 def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
-    store: Settings, monkeypatch: pytest.MonkeyPatch
+    store: Settings, monkeypatch: pytest.MonkeyPatch, fails_after: int
 ) -> None:
-    """The next page is read on a thread while the current one is folded: a store that fails
-    on a later page fails the load with the store's own error (not a hang, not a short
-    campaign), nothing is cached, and the next load reads the whole campaign."""
+    """The next page is read on a thread while the current one is folded (the first one while
+    the corrections are read): a store that fails on a page fails the load with the store's
+    own error (not a hang, not a short campaign), nothing is cached, and the next load reads
+    the whole campaign."""
     gen = CampaignGenerator(600, seed=5)
     facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
     monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
@@ -128,7 +130,7 @@ def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
     app = open_application(settings)
     try:
         real = type(app.recorder)
-        failing = {"after": 3 * PAGE}
+        failing = {"after": fails_after}
 
         class Failing(real):  # type: ignore[misc,valid-type]
             def select_events(self, *args: Any, **kwargs: Any) -> Any:
@@ -149,6 +151,51 @@ def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
             app.ledger(cid)
         assert cid not in app._campaigns
         failing["after"] = 1 << 62
+        ledger = app.ledger(cid)
+        assert ledger.last_seq == len(facts) + 1
+        assert dict(ledger.orphans) == dict(folded_in_memory(facts).orphans)
+    finally:
+        app.close()
+
+
+def test_a_store_error_while_reading_the_corrections_waits_for_the_first_page_and_caches_nothing(
+    store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page is read on a thread while the corrections are read: when their query
+    fails, the load fails with its error once the page's read is over (no read left running),
+    nothing is cached, and the next load reads the whole campaign."""
+    gen = CampaignGenerator(300, seed=5)
+    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
+    settings = Settings(database_url=store.database_url, snapshot_every=0)
+    writer = open_application(settings)
+    try:
+        cid: UUID = writer.import_campaign(HEADER, facts)
+    finally:
+        writer.close()
+
+    app = open_application(settings)
+    try:
+        reads: list[str] = []
+        select_states = service._select_states
+        select_typed = service._select_typed
+
+        def states(*args: Any, **kwargs: Any) -> Any:
+            reads.append("began")
+            rows = list(select_states(*args, **kwargs))
+            reads.append("ended")
+            return rows
+
+        def typed(*args: Any, **kwargs: Any) -> Any:
+            raise OSError("the store went away")
+
+        monkeypatch.setattr(service, "_select_states", states)
+        monkeypatch.setattr(service, "_select_typed", typed)
+        with pytest.raises(OSError, match="the store went away"):
+            app.ledger(cid)
+        assert reads == ["began", "ended"]  # the first page was read, and is over
+        assert cid not in app._campaigns
+        monkeypatch.setattr(service, "_select_typed", select_typed)
         ledger = app.ledger(cid)
         assert ledger.last_seq == len(facts) + 1
         assert dict(ledger.orphans) == dict(folded_in_memory(facts).orphans)
