@@ -29,6 +29,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
+from api.graphql import fastinput
 from api.graphql.context import OFF_LOOP
 from api.graphql.extensions import CostedExecutor, extensions, log_errors
 from api.graphql.mutations import PAYLOADS, Mutation
@@ -201,7 +202,7 @@ class ChronicleSchema(strawberry.Schema):
 
 def build_schema(settings: Settings | None = None) -> ChronicleSchema:
     s = settings or Settings(database_url="memory:")
-    return ChronicleSchema(
+    schema = ChronicleSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -227,6 +228,8 @@ def build_schema(settings: Settings | None = None) -> ChronicleSchema:
         ),
         execution_context_class=CostedExecutor,
     )
+    fastinput.install(schema)  # input objects built from a plan per type (api/graphql/fastinput.py)
+    return schema
 
 
 def schema_sdl() -> str:
