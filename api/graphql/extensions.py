@@ -24,11 +24,12 @@ before and while it runs.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, ClassVar
 
 from graphql import (
     DocumentNode,
@@ -56,12 +57,11 @@ from strawberry.extensions import (
     MaxTokensLimiter,
     ParserCache,
     SchemaExtension,
-    ValidationCache,
 )
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext, validate_document
 from strawberry.types.graphql import OperationType
 
 from api.graphql.context import CACHE, request_id
@@ -202,6 +202,7 @@ def extensions(
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
     limit_rules = [depth_rule(max_depth, _ignore_introspection), aliases_rule(max_aliases)]
     costs = CostCache()  # one per schema, shared by its requests
+    validated: dict[tuple[str, tuple[Any, ...]], list[GraphQLError]] = {}  # likewise
     found: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         FreshCache,
         OperationMetrics,
@@ -212,7 +213,7 @@ def extensions(
         # classes, and QueryDepthLimiter / MaxAliasesLimiter would make new ones per request.
         # The rule classes hold no state (each validation makes its own instances).
         lambda: AddValidationRules(limit_rules),
-        lambda: ValidationCache(maxsize=512),
+        lambda: ValidationByText(validated),
         lambda: MaxTokensLimiter(max_token_count=max_tokens),
         InputSanitiser,  # every string, number and nesting of the input, before anything runs
         lambda: QueryCost(max_cost=max_cost, timeout=timeout, costs=costs),
@@ -220,7 +221,155 @@ def extensions(
     ]
     if not introspection:
         found.append(DisableIntrospection)
-    return found
+    return [lambda: Combined([make() for make in found])]
+
+
+VALIDATED_MAX = 512
+
+
+class ValidationByText(SchemaExtension):
+    """Strawberry's ``ValidationCache``, keyed by the document's text instead of the parsed
+    document: its key hashed the whole syntax tree on every request (graphql-core's nodes hash
+    field by field), a tenth of what validating it costs. The same text parses to the same
+    document (``ParserCache``), so the text stands for it. Bounded: a full cache is emptied."""
+
+    def __init__(self, found: dict[tuple[str, tuple[Any, ...]], list[GraphQLError]]) -> None:
+        self.found = found
+
+    def on_validate(self) -> Iterator[None]:
+        ec = self.execution_context
+        query, rules = ec.query, ec.validation_rules
+        errors = None if query is None else self.found.get((query, rules))
+        if errors is None:
+            errors = validate_document(ec.schema._schema, ec.graphql_document, rules)
+            if query is not None:
+                if len(self.found) >= VALIDATED_MAX:
+                    self.found.clear()
+                self.found[(query, rules)] = errors
+        ec.pre_execution_errors = errors
+        yield
+
+
+_HOOKS = ("on_operation", "on_parse", "on_validate", "on_execute", "on_stream_result")
+
+
+class Combined(SchemaExtension):
+    """Several extensions run as one: Strawberry wraps every hook of every extension in its own
+    context manager (a ``contextlib`` wrapper built per request, entered through an exit stack),
+    four phases a request, ten hooks here: that bookkeeping cost more than the hooks did. This
+    runs the parts' generator hooks itself, in the same order (entered in list order, left in
+    reverse; an exception is thrown into each, as a context manager's exit would), so each part
+    behaves exactly as it would alone. The parts' hooks must be generator functions (all of
+    ours and Strawberry's are), and none may implement ``resolve`` (a field middleware)."""
+
+    # per part class: its generator hooks by phase (None: the base class's no-op)
+    _found: ClassVar[dict[type[SchemaExtension], dict[str, Callable[..., Any] | None]]] = {}
+
+    def __init__(self, parts: list[SchemaExtension]) -> None:
+        super().__init__()
+        self.parts = parts
+        self._by_hook: dict[str, list[Any]] = {name: [] for name in _HOOKS}
+        for part in parts:
+            hooks = self._hooks_of(type(part))
+            for name in _HOOKS:
+                fn = hooks[name]
+                if fn is not None:
+                    self._by_hook[name].append((fn, part))
+
+    @classmethod
+    def _hooks_of(cls, kind: type[SchemaExtension]) -> dict[str, Callable[..., Any] | None]:
+        found = cls._found.get(kind)
+        if found is None:
+            if kind._implements_resolve():
+                raise TypeError(f"{kind.__name__} implements resolve: it cannot be combined")
+            found = {}
+            for name in _HOOKS:
+                fn = getattr(kind, name)
+                if fn is getattr(SchemaExtension, name):
+                    found[name] = None
+                elif inspect.isgeneratorfunction(fn):
+                    found[name] = fn
+                else:
+                    raise TypeError(f"{kind.__name__}.{name} is not a generator function")
+            cls._found[kind] = found
+        return found
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "execution_context":  # Strawberry sets it on each extension of the request
+            for part in self.parts:
+                part.execution_context = value
+
+    def _run(self, name: str, *args: Any) -> Iterator[None]:
+        hooks = self._by_hook[name]
+        if not hooks:
+            yield
+            return
+        entered: list[Iterator[None]] = []
+        try:
+            for fn, part in hooks:
+                gen = fn(part, *args)
+                next(gen)
+                entered.append(gen)
+        except BaseException as exc:
+            raise (_unwind(entered, exc) or exc) from None
+        try:
+            yield
+        except BaseException as exc:
+            left = _unwind(entered, exc)
+            if left is None:
+                return  # a hook handled it
+            if left is exc:
+                raise
+            raise left from None
+        left = _unwind(entered, None)
+        if left is not None:
+            raise left
+
+    def on_operation(self) -> Iterator[None]:
+        yield from self._run("on_operation")
+
+    def on_parse(self) -> Iterator[None]:
+        yield from self._run("on_parse")
+
+    def on_validate(self) -> Iterator[None]:
+        yield from self._run("on_validate")
+
+    def on_execute(self) -> Iterator[None]:
+        yield from self._run("on_execute")
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:  # type: ignore[override]
+        yield from self._run("on_stream_result", result)
+
+    def get_results(self) -> dict[str, Any]:
+        results: dict[str, Any] = {}
+        for part in self.parts:
+            found = part.get_results()
+            if isinstance(found, dict):
+                results.update(found)
+        return results
+
+
+def _unwind(entered: list[Iterator[None]], exc: BaseException | None) -> BaseException | None:
+    """Leave entered generator hooks in reverse order, as ``contextlib.ExitStack`` leaves
+    ``contextmanager``s: the exception (if any) is thrown into each; one that returns handles
+    it, one that raises another replaces it for the hooks left after. Returns what is left."""
+    pending = exc
+    while entered:
+        gen = entered.pop()
+        try:
+            if pending is None:
+                next(gen)
+            else:
+                gen.throw(pending)
+        except StopIteration:
+            pending = None
+            continue
+        except BaseException as raised:  # noqa: BLE001 - handed on, as an exit stack does
+            pending = raised
+            continue
+        raise RuntimeError("an extension hook yielded more than once")
+    return pending
 
 
 # ------------------------------------------------------------------------- query cost

@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID
 
 import strawberry
+from graphql import FieldNode
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
@@ -187,12 +188,11 @@ def input_field(field: str | None, inp: Any) -> str | None:
 
 def _selects(info: Info, names: tuple[str, ...]) -> bool:
     """Whether the client's selection on this mutation's payload asks for any of ``names``
-    (a fragment counts as asking: it is not looked into)."""
-    from strawberry.types.nodes import SelectedField
-
-    for field in info.selected_fields:
-        for sel in field.selections:
-            if not isinstance(sel, SelectedField) or sel.name in names:
+    (a fragment counts as asking: it is not looked into). Read off the document's own nodes:
+    Strawberry's ``info.selected_fields`` converts the whole selection, every request."""
+    for node in info._raw_info.field_nodes:
+        for sel in node.selection_set.selections if node.selection_set else ():
+            if not isinstance(sel, FieldNode) or sel.name.value in names:
                 return True
     return False
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.responses import HTMLResponse, JSONResponse
+from cross_web import HTTPException
+from fastapi.routing import APIRoute
+from starlette.background import BackgroundTasks
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
@@ -44,6 +49,7 @@ def graphql_router(
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
     router.ide_page = ide_page
+    router.custom_context = graphql_context
     return router
 
 
@@ -57,6 +63,13 @@ class ChronicleRouter(GraphQLRouter[Any, None]):
     (Strawberry would answer a plain-text 500 for the first two, and accept the third)."""
 
     ide_page: str | None = None
+    custom_context: Callable[[], Awaitable[dict[str, Any]]] | None = None
+
+    async def get_sub_response(self, request: Any) -> Response:
+        """The request's own sub-response (``GraphQLPost``), else Strawberry's: the one FastAPI
+        made for the request, which Strawberry parks on the router (``temporal_response``)."""
+        own = request.scope.get(SUB_RESPONSE)
+        return own if own is not None else await super().get_sub_response(request)
 
     async def render_graphql_ide(self, request: Any) -> HTMLResponse:
         return HTMLResponse(self.ide_page or "")
@@ -73,6 +86,43 @@ class ChronicleRouter(GraphQLRouter[Any, None]):
                 raise
             body = {"errors": [{"message": refused.reason, "extensions": {"code": "INVALID_INPUT"}}]}
             return JSONResponse(body, status_code=400)
+
+
+SUB_RESPONSE = "chronicle.sub_response"
+
+
+class GraphQLPost:
+    """``POST /graphql`` straight to the GraphQL router's ``run``, as FastAPI's route for it
+    would call it (the same context, a fresh sub-response, background tasks, Strawberry's 4xx
+    as plain text), without FastAPI's routing and dependency solving on the way: that was a
+    tenth of a mutation's CPU (py-spy, 50 writers). Everything else (GET, WebSocket, other
+    paths) goes on to the app. Sits inside ``BodySizeLimit`` and ``RequestContext``."""
+
+    def __init__(self, app: ASGIApp, router: ChronicleRouter, path: str = "/graphql") -> None:
+        self.app, self.router, self.path = app, router, path
+        self.route = next(r for r in router.routes if isinstance(r, APIRoute) and "POST" in (r.methods or ()))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        router = self.router
+        sub = Response()  # as FastAPI makes a route's ``response`` parameter
+        del sub.headers["content-length"]
+        sub.status_code = None  # type: ignore[assignment]
+        scope[SUB_RESPONSE] = sub
+        scope["route"] = self.route  # (the metrics' route label)
+        request = Request(scope, receive, send)
+        background = BackgroundTasks()
+        custom = await router.custom_context() if router.custom_context is not None else {}
+        context = {"request": request, "background_tasks": background, "response": sub, **custom}
+        try:
+            response = await router.run(request, context=context, root_value=None)
+        except HTTPException as e:
+            response = PlainTextResponse(e.reason, status_code=e.status_code)
+        if response.background is None:
+            response.background = background
+        await response(scope, receive, send)
 
 
 class BodySizeLimit:

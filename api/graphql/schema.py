@@ -29,6 +29,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 
+from api.graphql import fastinput
 from api.graphql.context import OFF_LOOP
 from api.graphql.extensions import CostedExecutor, extensions, log_errors
 from api.graphql.mutations import PAYLOADS, Mutation
@@ -53,11 +54,29 @@ _LOOPS = threading.local()
 _SUBSCRIPTION_WORD = re.compile(r"\bsubscription\b")
 
 
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """A worker thread's event loop, which remembers the tasks made on it (``_LOOPS.tasks``):
+    ``asyncio.all_tasks(loop)`` would scan every task of the process (the server's loop holds one
+    per connection) to find this loop's few, after every operation."""
+    loop = asyncio.new_event_loop()
+    made: list[asyncio.Task[Any]] = []
+    _LOOPS.tasks = made
+
+    def task(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        t = asyncio.Task(coro, loop=loop, **kwargs)
+        made.append(t)
+        return t
+
+    loop.set_task_factory(task)  # type: ignore[arg-type]
+    return loop
+
+
 def _run_on_thread_loop(make: Callable[[], Awaitable[T]]) -> T:
     """Run a coroutine to completion on this worker thread's own event loop."""
     loop = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
-        loop = _LOOPS.loop = asyncio.new_event_loop()
+        loop = _LOOPS.loop = _new_loop()
+    made: list[asyncio.Task[Any]] = _LOOPS.tasks
     OFF_LOOP.set(True)
 
     async def main() -> T:
@@ -67,11 +86,13 @@ def _run_on_thread_loop(make: Callable[[], Awaitable[T]]) -> T:
     try:
         return loop.run_until_complete(main())
     finally:
-        leftover = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        leftover = [t for t in made if not t.done()]
+        made.clear()
         for task in leftover:  # e.g. list items still running when a query was stopped
             task.cancel()
         if leftover:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+            made.clear()
 
 
 async def off_loop(make: Callable[[], Awaitable[T]]) -> T:
@@ -181,7 +202,7 @@ class ChronicleSchema(strawberry.Schema):
 
 def build_schema(settings: Settings | None = None) -> ChronicleSchema:
     s = settings or Settings(database_url="memory:")
-    return ChronicleSchema(
+    schema = ChronicleSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -207,6 +228,8 @@ def build_schema(settings: Settings | None = None) -> ChronicleSchema:
         ),
         execution_context_class=CostedExecutor,
     )
+    fastinput.install(schema)  # input objects built from a plan per type (api/graphql/fastinput.py)
+    return schema
 
 
 def schema_sdl() -> str:

@@ -43,7 +43,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from strawberry.fastapi import GraphQLRouter
 
-from api.graphql.router import BodySizeLimit, graphql_router
+from api.graphql.router import BodySizeLimit, GraphQLPost, graphql_router
 from api.graphql.served import server_version
 from api.http import graphiql, table
 from api.http.exports import router as exports_router
@@ -93,10 +93,12 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
 
     # GraphQL (api/graphql): schema built from the settings (limits, introspection), bearer-token
     # access, subscriptions over graphql-transport-ws only; bodies over the limit get 413.
-    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
-    app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
     graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings, ide_page=graphiql.page())
     app.include_router(graphql, prefix="/graphql")
+    # innermost of these three (added first): POST /graphql without FastAPI's routing
+    app.add_middleware(GraphQLPost, router=graphql, path="/graphql")
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
     graphiql.mount(app)  # GraphiQL's assets, served here (works offline): api/http/graphiql.py
     # Streamed downloads of the campaign log (api/exports): same bearer tokens as GraphQL.
     app.state.access = AccessControl(chronicle)
