@@ -1037,6 +1037,8 @@ class Ledger:
             if j is None:
                 state = self._initial(self._res)
                 return 0, (-1, state.clone()), state, OrphanLog()
+            if upto_index is not None:  # the facts to fold from it: read while it is rebuilt
+                self.entries.prefetch(series.points[j].n, upto_index)  # type: ignore[union-attr]
             got = _restored(series, j)
             if got is not None:
                 p, cp, orphans = got
@@ -1265,6 +1267,7 @@ class Ledger:
             state = self._initial(res)
             return 0, state, OrphanLog(), None
         series, j = best
+        self.entries.prefetch(series.points[j].n, stop)  # type: ignore[union-attr]  # (read while it is rebuilt)
         got = _restored(series, j)
         if got is None:  # its storage failed: look again without it
             return self._recorded_start(position, res)
