@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
@@ -23,6 +23,8 @@ __all__ = ["Entries", "Entry", "EntryLoader", "MissingFacts"]
 
 STREAM_PAGES = 2  # a long stretch is read STREAM_PAGES times the page cache's size at a time
 READ_AHEAD = True  # a long stretch: the next read runs on a helper thread (Entries._reading_ahead)
+# Entries.prefetch: reads begun ahead of a fold, shared by every list (at most one each in flight)
+_PREFETCH = ThreadPoolExecutor(2, thread_name_prefix="chronicle-prefetch")
 
 
 @dataclass(slots=True)
@@ -81,6 +83,8 @@ class Entries(Sequence[Entry]):
         self._pages: OrderedDict[int, list[Entry]] = OrderedDict()
         # the short stretch read back last: its first index and its entries (all below _base)
         self._held: tuple[int, list[Entry]] = (0, [])
+        # a read begun by ``prefetch``: its first and last index, and the loader's answer
+        self._ahead: tuple[int, int, Future[list[Entry]]] | None = None
         self.loads = 0  # loader calls so far (diagnostics and tests)
 
     # ------------------------------------------------------------------ configuration
@@ -237,6 +241,28 @@ class Entries(Sequence[Entry]):
             self._held = (lo, got)
         return got
 
+    def prefetch(self, start: int, stop: int) -> None:
+        """Begin reading entries ``start`` .. ``stop - 1`` on a helper thread when :meth:`range`
+        would read them from the store as one short stretch (fewer than a page, none in memory),
+        so that the store's round trip overlaps what the caller does before it folds them (an
+        as-of rebuilds the stored checkpoint it folds from: another query, and decoding). The
+        next read of exactly that stretch takes the answer; a read of anything else leaves it
+        (stored facts never change: it stays right), and the next ``prefetch`` replaces it."""
+        if self._loader is None or not READ_AHEAD:
+            return
+        i, end = max(start, 0), min(stop, self._count, self._base)
+        lo, held = self._held
+        if end - i <= 0 or end - i >= self._page or (i // self._page) in self._pages:
+            return
+        if lo <= i < lo + len(held):
+            return  # (range reads only what is not held, if anything)
+        if i < lo < end and held:
+            end = lo
+        if self._ahead is not None and self._ahead[:2] == (i, end - 1):
+            return
+        loader, first = self._loader, self.first_seq
+        self._ahead = (i, end - 1, _PREFETCH.submit(lambda: list(loader(i + first, end - 1 + first))))
+
     def _stream(self, lo: int, hi: int) -> Iterator[Entry]:
         """Entries ``lo`` .. ``hi - 1``, none of them resident, read ``page * pages_kept * 2`` at a
         time (a few big queries instead of one per page; the page cache is left alone, it would
@@ -308,7 +334,12 @@ class Entries(Sequence[Entry]):
             raise MissingFacts(f"facts {lo + self.first_seq}..{hi + self.first_seq} are not in memory")
         first, last = lo + self.first_seq, hi + self.first_seq
         self.loads += 1
-        got = list(self._loader(first, last))
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == lo and ahead[1] == hi:
+            self._ahead = None
+            got = ahead[2].result()  # (the loader's errors are raised here, as they would be)
+        else:
+            got = list(self._loader(first, last))
         if len(got) != last - first + 1 or any(e.seq != first + k for k, e in enumerate(got)):
             raise MissingFacts(f"the store did not return facts {first}..{last} of this campaign")
         if self._prepare is not None:

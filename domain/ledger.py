@@ -55,6 +55,7 @@ from itertools import islice
 from typing import Any
 
 from domain.checkpoints import (
+    Delta,
     OrphanLog,
     Orphans,
     Point,
@@ -97,6 +98,8 @@ RECORDED = "recorded"
 LOOKAHEAD = 1 << 62
 LOAD_FOLD_EVERY = 8192
 PAUSE_EVERY = 256  # Ledger.refold: facts folded between two calls of its ``pause``
+FULL_ROWS_MIN, FULL_ROWS_MAX = 4, 128  # bounds of ``Points.full_rhythm`` (checkpoints per stored full row)
+FULL_ROWS_DELTA = 16  # creatures and encounters a delta is taken to hold when none is in memory
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
 # Correction facts: they change how earlier facts are read.
@@ -205,8 +208,8 @@ class Ledger:
         flags: dict[str, Any] | None = None,
         *,
         first_seq: int = 1,
-        checkpoint_every: int = 256,
-        full_every: int = 64,
+        checkpoint_every: int = 128,
+        full_every: int = 128,
     ) -> None:
         self.ruleset = ruleset
         self.catalogue = ruleset.catalogue
@@ -1049,6 +1052,8 @@ class Ledger:
             if j is None:
                 state = self._initial(self._res)
                 return 0, (-1, state.clone()), state, OrphanLog()
+            if upto_index is not None:  # the facts to fold from it: read while it is rebuilt
+                self.entries.prefetch(series.points[j].n, upto_index)  # type: ignore[union-attr]
             got = _restored(series, j)
             if got is not None:
                 p, cp, orphans = got
@@ -1277,6 +1282,7 @@ class Ledger:
             state = self._initial(res)
             return 0, state, OrphanLog(), None
         series, j = best
+        self.entries.prefetch(series.points[j].n, stop)  # type: ignore[union-attr]  # (read while it is rebuilt)
         got = _restored(series, j)
         if got is None:  # its storage failed: look again without it
             return self._recorded_start(position, res)
@@ -1795,8 +1801,8 @@ class Ledger:
         *,
         first_seq: int = 1,
         window: int = 4096,
-        checkpoint_every: int = 256,
-        full_every: int = 64,
+        checkpoint_every: int = 128,
+        full_every: int = 128,
     ) -> Ledger:
         """A ledger that has folded the facts up to the snapshot's position, reading them
         through ``loader`` when it needs them. Raises :class:`SnapshotMismatch` when the
@@ -1876,22 +1882,49 @@ class Points:
     series: dict[str, Series]
     state_cls: type
 
+    def full_rhythm(self, series: Series) -> int:
+        """How many checkpoints a stored full state covers (itself and the deltas after it): about
+        as many as it takes for the deltas to weigh what a full state does, so rebuilding a stored
+        checkpoint decodes at most about two full states' worth of rows, whatever the campaign's
+        size. Weights are counted in creatures and encounters (what the rows hold): the state now
+        (a :class:`Capture`'s present) against the deltas the series holds in memory
+        (``FULL_ROWS_DELTA`` each when it holds none). A power of two between ``FULL_ROWS_MIN``
+        and ``FULL_ROWS_MAX``, so a longer rhythm (a grown campaign) keeps the full rows a
+        shorter one put down."""
+        state = getattr(self, "state", None)  # a Capture's present
+        if state is None:
+            return FULL_ROWS_MAX
+        full = len(getattr(state, "creatures", ())) + len(getattr(state, "encounters", ())) + 1
+        deltas = [p.delta for p in series.points if p is not None and type(p.delta) is Delta]
+        each = (
+            sum(len(d.creatures) + len(d.encounters) + 1 for d in deltas) / len(deltas)
+            if deltas
+            else FULL_ROWS_DELTA
+        )
+        rhythm = FULL_ROWS_MIN
+        while rhythm * 2 <= min(full / each, FULL_ROWS_MAX):
+            rhythm *= 2
+        return rhythm
+
     def point_rows(
         self,
         kind: str,
         have: set[int],
-        full_every: int = 128,
+        full_every: int | None = None,
         dump: Callable[[Any], Any] | None = None,
     ) -> Iterator[tuple[int, int, bool, dict[str, Any]]]:
         """The checkpoints of the ``kind`` series still to persist, oldest first, as
         ``(position, through, full, data)``: a delta from the one before when that one is
         persisted (``have``: positions persisted, updated as rows are produced), else the full
         state, and a full state every ``full_every`` checkpoints (rebuilding one reads the full
-        state before it and the deltas after it). ``have`` must not hold positions whose reading
-        changed (see ``refolded_from``). A checkpoint the ledger knows only from storage is
-        persisted already (by this process or another): never written again. ``dump`` writes a
-        full state (default: the ruleset's ``dump_state``; the snapshot writer's streams it)."""
+        state before it and the deltas after it; by default :meth:`full_rhythm`). ``have`` must
+        not hold positions whose reading changed (see ``refolded_from``). A checkpoint the
+        ledger knows only from storage is persisted already (by this process or another): never
+        written again. ``dump`` writes a full state (default: the ruleset's ``dump_state``; the
+        snapshot writer's streams it)."""
         series = self.series[kind]
+        if full_every is None:
+            full_every = self.full_rhythm(series)
         dump_part = self.ruleset.dump_state
         dump_whole = dump or dump_part
         points = series.points

@@ -464,6 +464,12 @@ class _SQLSnapshots(SnapshotStore):
     def _table(self) -> str:
         return TABLE
 
+    def _select(self, query: str, params: tuple[Any, ...]) -> list[Any]:
+        """The rows of one read-only statement."""
+        with self._cursor(False) as c:
+            c.execute(self._q(query), params)
+            return list(c.fetchall())
+
     def _q(self, query: str) -> str:
         rendered = self._rendered.get(query)
         if rendered is None:
@@ -577,16 +583,12 @@ class _SQLSnapshots(SnapshotStore):
 
     def chain(self, campaign_id: UUID, kind: str, position: int) -> list[tuple[int, bool, bytes]]:
         cid = str(campaign_id)
-        with self._cursor(False) as c:
-            c.execute(
-                self._q(
-                    "SELECT position, base, data FROM {table} WHERE campaign_id = %s AND kind = %s "
-                    "AND position <= %s AND position >= (SELECT MAX(position) FROM {table} "
-                    "WHERE campaign_id = %s AND kind = %s AND base = %s AND position <= %s) ORDER BY position"
-                ),
-                (cid, kind, position, cid, kind, True, position),
-            )
-            raw = c.fetchall()
+        raw = self._select(
+            "SELECT position, base, data FROM {table} WHERE campaign_id = %s AND kind = %s "
+            "AND position <= %s AND position >= (SELECT MAX(position) FROM {table} "
+            "WHERE campaign_id = %s AND kind = %s AND base = %s AND position <= %s) ORDER BY position",
+            (cid, kind, position, cid, kind, True, position),
+        )
         names = ("position", "base", "data")
         return [
             (int(v[0]), bool(v[1]), bytes(v[2]))
@@ -633,6 +635,18 @@ class PostgresSnapshots(_SQLSnapshots):
         return (
             sql.SQL("{}.{}").format(sql.Identifier(self.datastore.schema), sql.Identifier(TABLE)).as_string()
         )
+
+    def _select(self, query: str, params: tuple[Any, ...]) -> list[Any]:
+        """One statement on a pooled connection as it is (autocommit): no transaction around
+        it, so one round trip to the server instead of three (BEGIN, the statement, ROLLBACK);
+        prepared, and rows in binary (a row's ``data`` is not sent hex-encoded, twice its size).
+        An as-of reads a stored checkpoint's rows so (``chain``): measured at 10k facts, the
+        transaction's BEGIN and ROLLBACK were about half of the chain query's time in process."""
+        from psycopg.rows import tuple_row
+
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(self._q(query), params, prepare=True, binary=True)
+            return curs.fetchall()
 
     def _ddl(self) -> str:
         return (

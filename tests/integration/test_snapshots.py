@@ -531,3 +531,24 @@ def test_checkpoints_stored_at_another_spacing_are_discarded_and_rewritten_at_th
     assert any((p - 1) % old for p in positions), "the new checkpoints are at the current spacing"
     again = opened()
     assert everything(again, cid) == everything(fresh, cid)
+
+
+def test_as_of_from_stored_rows_reads_as_a_fold_from_scratch_at_and_between_every_checkpoint(
+    opened: Any,
+) -> None:
+    """A fresh process answers an as-of from the stored checkpoint before the position -- its full
+    row and the deltas after it, at the stored rhythm (``Points.full_rhythm``) -- and the facts
+    after it (read while the checkpoint is rebuilt): at every stored checkpoint and on the last
+    position before the next one, in both views, it reads as a process folding from scratch."""
+    app, cid = lived(opened, 1100, 4)
+    rows = app.snapshots.points(cid)
+    assert sum(base for *_, base, _ in rows) >= 4, "more than one full row per series"
+    fresh = opened()
+    reference = opened(snapshot_every=0)
+    ledger = fresh.ledger(cid)
+    every = ledger.checkpoint_every
+    for kind in ("corrected", "recorded"):
+        for p in sorted(p for k, p, *_ in rows if k == kind):
+            for q in (p, min(p + every - 1, ledger.last_seq)):
+                assert fresh.summary(cid, q, kind) == reference.summary(cid, q, kind), (kind, q)
+    assert fresh.checkpoint_rows.misses > 0, "the checkpoints were rebuilt from their rows"
