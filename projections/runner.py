@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import gc
 import logging
+import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -61,6 +63,9 @@ DEFAULT_LOOKAHEAD = 100_000
 # each pause waits at most GIVE_WAY_S for them, and a step gives way PATIENCE_S in all at most,
 # then goes on without pausing (a stream of commands delays the read models, never starves them).
 GIVE_WAY_S = 5.0
+# The interpreter's switch interval while a writer thread commits beside the fold (the default is
+# 5 ms): each of the writer's round trips to the database waits for the fold to yield the GIL.
+SWITCH_INTERVAL = 0.0005
 PATIENCE_S = 120.0
 
 
@@ -94,6 +99,15 @@ class Follower:
     on. A far-reaching correction's refold of the projector's own copy otherwise ran beside the
     next correction's on the request path, in one interpreter (bench P3 on SQLite: early revokes
     1.6-2.4x a full fold). A step of fewer facts than ``PAUSE_EVERY`` never pauses.
+
+    ``overlap``: a step of more than ``batch_size`` notifications commits its transactions on a
+    thread of its own (:class:`_Writer`) while the step folds on: the projector hands out each
+    ``batch_size`` part as soon as the fold has passed it (:meth:`Projector.project` with
+    ``emit``), so the database writes one part while the next is folded (on PostgreSQL, in
+    the server's process: the other core). The transactions, their order and what each carries
+    are those of the step without it; a failed or refused write stops the writer (nothing after
+    it is written) and the step raises the error or resyncs when the fold is done. For a
+    process of its own (``chronicle rebuild``, ``chronicle worker``), not one that gives way.
     """
 
     def __init__(
@@ -112,8 +126,10 @@ class Follower:
         give_way: Callable[[float], float] | None = None,
         give_way_s: float = GIVE_WAY_S,
         patience_s: float = PATIENCE_S,
+        overlap: bool = False,
     ) -> None:
         self.batch_size = batch_size
+        self.overlap = overlap
         self.pause_gc = pause_gc
         self.give_way = give_way
         self.give_way_s = give_way_s
@@ -250,6 +266,8 @@ class Follower:
         )
         if not notifications:
             return 0
+        if self.overlap and len(notifications) > self.batch_size:
+            return self._step_overlapped(notifications, positions, committed)
         try:
             batch = self.projector.project(notifications, positions, self._quarantined)
             for k, part in enumerate(batch.split([n.id for n in notifications], self.batch_size)):
@@ -271,6 +289,44 @@ class Follower:
                     self._quarantined = self._quarantined | set(part.failed)
                     for failure in part.failed.values():
                         self._report(failure)
+        except BaseException:
+            self._positions = None  # the ledgers may be ahead of the views now
+            raise
+        return len(notifications)
+
+    def _step_overlapped(
+        self, notifications: list[Any], positions: dict[str, int], committed: Callable[[int], None] | None
+    ) -> int:
+        """:meth:`_step` with its transactions committed by a :class:`_Writer` while it folds."""
+        writer = _Writer(self.views, dict(positions), committed)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            try:
+                batch = self.projector.project(
+                    notifications, dict(positions), self._quarantined, emit=writer.put, size=self.batch_size
+                )
+                for part in batch.split([n.id for n in notifications], self.batch_size):
+                    writer.put(part)
+            finally:
+                writer.finish()
+                sys.setswitchinterval(interval)
+            for part in writer.written:
+                for name, (_, new) in part.tracking.items():
+                    positions[name] = new
+                self.events += part.events
+                if part.failed:
+                    self._quarantined = self._quarantined | set(part.failed)
+                    for failure in part.failed.values():
+                        self._report(failure)
+            if writer.error is not None:
+                raise writer.error
+            if writer.stale:
+                logger.info(
+                    "tracking or quarantine changed under this follower (another worker, a "
+                    "rebuild or a repair): resyncing"
+                )
+                self._positions = None
         except BaseException:
             self._positions = None  # the ledgers may be ahead of the views now
             raise
@@ -401,6 +457,55 @@ class Follower:
         return self._stop
 
 
+class _Writer:
+    """Commits a step's batches (:meth:`ViewStore.write`), in the order given, on a thread of its
+    own (:attr:`Follower.overlap`). After a write that fails (:attr:`error`) or is refused
+    (:attr:`stale`: the tracking or the quarantines changed) it writes nothing more; the
+    batches it committed are in :attr:`written`. ``committed(position)`` is called (on its
+    thread) after each commit with the lowest tracking position."""
+
+    def __init__(
+        self, views: ViewStore, positions: dict[str, int], committed: Callable[[int], None] | None
+    ) -> None:
+        self.views = views
+        self.positions = positions
+        self.committed = committed
+        self.written: list[Batch] = []
+        self.error: BaseException | None = None
+        self.stale = False
+        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="chronicle-views-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, batch: Batch) -> None:
+        """Queue a batch (never blocks, never raises)."""
+        self._queue.put(batch)
+
+    def finish(self) -> None:
+        """Wait until every batch queued is written (or skipped after a failure)."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            batch = self._queue.get()
+            if batch is None:
+                return
+            if self.error is not None or self.stale:
+                continue  # the step fails or resyncs: nothing after a failed write commits
+            try:
+                if not self.views.write(batch):
+                    self.stale = True
+                    continue
+                self.written.append(batch)
+                for name, (_, new) in batch.tracking.items():
+                    self.positions[name] = new
+                if self.committed is not None:
+                    self.committed(min(self.positions.values()))
+            except BaseException as exc:  # handed to the step, which raises it
+                self.error = exc
+
+
 @dataclass(frozen=True)
 class RebuildResult:
     projections: tuple[str, ...]
@@ -421,10 +526,12 @@ def rebuild(
     lookahead: int = DEFAULT_LOOKAHEAD,
     progress: Callable[[int, int], None] | None = None,
     pause_gc: bool = False,
+    overlap: bool = True,
 ) -> RebuildResult:
     """Drop the given projections and rebuild them from the log, ``batch_size`` events per
     transaction. Other projections keep their rows and are only brought up to date.
-    ``pause_gc``: see :class:`Follower` (a process of its own: ``chronicle rebuild``).
+    ``pause_gc``: see :class:`Follower` (a process of its own: ``chronicle rebuild``);
+    ``overlap``: the transactions are committed while the fold goes on (:class:`Follower`).
 
     Each batch commits with its tracking position, so an interrupted rebuild is resumed
     by the next follower (or rebuild) where it stopped. ``progress(done, total)`` is
@@ -435,7 +542,9 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
-    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc)
+    follower = Follower(
+        source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc, overlap=overlap
+    )
     try:
         follower.views.reset(names)
         total = follower.application.recorder.max_notification_id() or 0
