@@ -476,12 +476,12 @@ class Projector:
         notifications, its parts of ``size`` notifications (as :meth:`Batch.split` cuts them)
         but the last are handed to ``emit`` while the fold goes on, each as soon as the fold has
         reported its last fact: the history and log rows of its facts, moving only the
-        ``facts`` and ``log`` tracking (:data:`STREAMED`) over its notifications. The batch
-        returned is the last part: its facts' rows, the creature and encounter rows (the state
-        after the last notification) and the rows of earlier facts a correction rewrote, moving
-        the ``creatures`` and ``encounters`` tracking over the whole batch -- so no projection's
-        rows are ever behind its tracking, and the creature rows are derived once per batch, as
-        without ``emit``. A caller may so commit the first parts while the rest folds (the
+        ``facts`` and ``log`` tracking (:data:`STREAMED`) over its notifications (the first part
+        also the rows of earlier facts a correction rewrote: the fold reports them first). The
+        batch returned is the last part: its facts' rows and the creature and encounter rows
+        (the state after the last notification), moving the ``creatures`` and ``encounters``
+        tracking over the whole batch -- so no projection's rows are ever behind its tracking,
+        and the creature rows are derived once per batch, as without ``emit``. A caller may so commit the first parts while the rest folds (the
         follower's writer thread). A fold that fails after some parts were handed out
         quarantines the campaign with the last part: the parts before hold its history and log
         rows up to theirs. Otherwise (several campaigns, projections at different positions)
