@@ -458,14 +458,15 @@ class Projector:
     # ------------------------------------------------------------------ batches
     def project(
         self,
-        notifications: Sequence[Notification],
+        notifications: Iterable[Notification],
         positions: Mapping[str, int],
         quarantined: frozenset[str] = frozenset(),
         *,
         emit: Callable[[Batch], None] | None = None,
         size: int = 0,
     ) -> Batch:
-        """The rows and tracking moves for ``notifications`` (in notification order).
+        """The rows and tracking moves for ``notifications`` (in notification order; any iterable:
+        they are decoded and applied as they come).
 
         ``positions`` are the projections' tracking positions; a projection already at
         or beyond the batch's last notification gets no rows and no tracking move.
@@ -481,22 +482,19 @@ class Projector:
         batch returned is the last part: its facts' rows and the creature and encounter rows
         (the state after the last notification), moving the ``creatures`` and ``encounters``
         tracking over the whole batch -- so no projection's rows are ever behind its tracking,
-        and the creature rows are derived once per batch, as without ``emit``. A caller may so commit the first parts while the rest folds (the
-        follower's writer thread). A fold that fails after some parts were handed out
-        quarantines the campaign with the last part: the parts before hold its history and log
-        rows up to theirs. Otherwise (several campaigns, projections at different positions)
-        nothing is emitted and the whole batch is returned.
+        and the creature rows are derived once per batch, as without ``emit``. A caller may so
+        commit the first parts while the rest folds (the follower's writer thread). A fold that
+        fails after some parts were handed out quarantines the campaign with the last part: the
+        parts before hold its history and log rows up to theirs. Otherwise (several campaigns,
+        projections at different positions) nothing is emitted and the whole batch is returned.
         """
         batch = Batch(quarantined=frozenset(quarantined))
-        if not notifications:
-            return batch
         self._positions = positions
-        last = notifications[-1].id
-        wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
-        batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
         floor = min(positions.get(p, 0) for p in PROJECTIONS)
         touched: dict[UUID, Campaign] = {}
-        for n in notifications:
+        ids: list[int] = []
+        for n in notifications:  # (may be pages still being read: Follower's read-ahead)
+            ids.append(n.id)
             if n.id <= floor:
                 continue  # already folded: a duplicate or a replay
             batch.events += 1
@@ -514,9 +512,14 @@ class Projector:
                 continue
             if campaign is not None:
                 touched[campaign.id] = campaign
+        if not ids:
+            return batch
+        last = ids[-1]
+        wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
+        batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
         stream = None
         if emit is not None and size > 0 and len(touched) == 1 and not batch.failed:
-            stream = _stream(batch, [n.id for n in notifications], size, emit)
+            stream = _stream(batch, ids, size, emit)
         for campaign in touched.values():
             key = str(campaign.id)
             try:

@@ -21,6 +21,7 @@ the follower keeps serving every other campaign and skips that campaign's later 
 
 from __future__ import annotations
 
+import concurrent.futures
 import gc
 import logging
 import queue
@@ -66,6 +67,9 @@ GIVE_WAY_S = 5.0
 # The interpreter's switch interval while a writer thread commits beside the fold (the default is
 # 5 ms): each of the writer's round trips to the database waits for the fold to yield the GIL.
 SWITCH_INTERVAL = 0.0005
+# Notifications read per query by a follower that overlaps (the first page; the rest of a
+# look-ahead is read a page ahead of the fold, on a thread)
+READ_PAGE = 10_000
 PATIENCE_S = 120.0
 
 
@@ -108,6 +112,8 @@ class Follower:
     are those of the step without it; a failed or refused write stops the writer (nothing after
     it is written) and the step raises the error or resyncs when the fold is done. For a
     process of its own (``chronicle rebuild``, ``chronicle worker``), not one that gives way.
+    Such a step also reads the log in pages of ``read_page`` (at least ``batch_size`` + 1), the
+    next page on a thread while the projector decodes and applies the one before.
     """
 
     def __init__(
@@ -127,9 +133,11 @@ class Follower:
         give_way_s: float = GIVE_WAY_S,
         patience_s: float = PATIENCE_S,
         overlap: bool = False,
+        read_page: int = READ_PAGE,
     ) -> None:
         self.batch_size = batch_size
         self.overlap = overlap
+        self.read_page = read_page
         self.pause_gc = pause_gc
         self.give_way = give_way
         self.give_way_s = give_way_s
@@ -261,13 +269,22 @@ class Follower:
     def _step(self, limit: int | None, committed: Callable[[int], None] | None) -> int:
         positions = self.positions()
         start = min(positions.values())
-        notifications = self.application.recorder.select_notifications(
-            start, limit or self.lookahead, inclusive_of_start=False
-        )
+        want = limit or self.lookahead
+        if self.overlap:  # the first page; a full one is followed by the rest, read ahead
+            page = max(self.read_page, self.batch_size + 1)
+            first = self.application.recorder.select_notifications(
+                start, min(want, page), inclusive_of_start=False
+            )
+            if len(first) > self.batch_size:
+                more = len(first) == page and want > page
+                return self._step_overlapped(first, want if more else 0, positions, committed)
+            notifications = first
+        else:
+            notifications = self.application.recorder.select_notifications(
+                start, want, inclusive_of_start=False
+            )
         if not notifications:
             return 0
-        if self.overlap and len(notifications) > self.batch_size:
-            return self._step_overlapped(notifications, positions, committed)
         try:
             batch = self.projector.project(notifications, positions, self._quarantined)
             for k, part in enumerate(batch.split([n.id for n in notifications], self.batch_size)):
@@ -295,20 +312,30 @@ class Follower:
         return len(notifications)
 
     def _step_overlapped(
-        self, notifications: list[Any], positions: dict[str, int], committed: Callable[[int], None] | None
+        self,
+        first: list[Any],
+        want: int,
+        positions: dict[str, int],
+        committed: Callable[[int], None] | None,
     ) -> int:
-        """:meth:`_step` with its transactions committed by a :class:`_Writer` while it folds."""
+        """:meth:`_step` with its transactions committed by a :class:`_Writer` while it folds;
+        ``first``: the first page of notifications, followed (``want``: up to that many in all,
+        0: none) by the next pages, each read on a thread while the one before is applied."""
+        notifications: list[Any] = []
+        pages = _read_ahead(self.application.recorder, first, want)
         writer = _Writer(self.views, dict(positions), committed)
         interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             try:
+                read = (n for page in pages for n in _kept(page, notifications))
                 batch = self.projector.project(
-                    notifications, dict(positions), self._quarantined, emit=writer.put, size=self.batch_size
+                    read, dict(positions), self._quarantined, emit=writer.put, size=self.batch_size
                 )
                 for part in batch.split([n.id for n in notifications], self.batch_size):
                     writer.put(part)
             finally:
+                pages.close()  # (a page being read is waited for)
                 writer.finish()
                 sys.setswitchinterval(interval)
             for part in writer.written:
@@ -455,6 +482,36 @@ class Follower:
     @property
     def stopping(self) -> threading.Event:
         return self._stop
+
+
+def _kept(page: list[Any], into: list[Any]) -> list[Any]:
+    into.extend(page)
+    return page
+
+
+def _read_ahead(recorder: Any, first: list[Any], want: int) -> Iterator[list[Any]]:
+    """``first``, then (``want`` > 0) the notifications after it, ``len(first)`` a page, up to
+    ``want`` in all: each page is read on a thread while the caller applies the one before
+    (on PostgreSQL the server reads and sends the next page meanwhile)."""
+    yield first
+    size = len(first)
+    read, last = size, first[-1].id
+    if not want or read >= want:
+        return
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chronicle-read-ahead") as ahead:
+
+        def fetch(after: int, n: int) -> Any:
+            return ahead.submit(recorder.select_notifications, after, n, inclusive_of_start=False)
+
+        pending = fetch(last, min(size, want - read))
+        while pending is not None:
+            page = pending.result()
+            read += len(page)
+            pending = (
+                fetch(page[-1].id, min(size, want - read)) if len(page) == size and read < want else None
+            )
+            if page:
+                yield page
 
 
 class _Writer:

@@ -119,13 +119,16 @@ def follower_for(
     batch_size: int = 1,
     lookahead: int | None = None,
     overlap: bool = False,
+    read_page: int = 10_000,
 ) -> Follower:
     """A follower committing ``batch_size`` notifications per transaction; ``lookahead``: how many
     it folds at once (default: the product's); ``overlap``: committed by a writer thread while
-    the step folds on."""
+    the step folds on, the log read ``read_page`` notifications at a time (a page ahead)."""
     if lookahead is None:
-        return wiring.follower(store, app, batch_size=batch_size, overlap=overlap)
-    return wiring.follower(store, app, batch_size=batch_size, lookahead=lookahead, overlap=overlap)
+        return wiring.follower(store, app, batch_size=batch_size, overlap=overlap, read_page=read_page)
+    return wiring.follower(
+        store, app, batch_size=batch_size, lookahead=lookahead, overlap=overlap, read_page=read_page
+    )
 
 
 def check_against_application(app: ChronicleApplication, views: ViewStore, cid: UUID) -> None:
@@ -636,6 +639,7 @@ def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
     lookahead=st.integers(1, 30),
     limits=st.lists(st.integers(1, 12), min_size=1, max_size=8),
     overlap=st.booleans(),
+    read_page=st.integers(1, 9),
 )
 def test_rows_are_the_same_however_the_facts_are_batched(
     store: Settings,
@@ -644,15 +648,19 @@ def test_rows_are_the_same_however_the_facts_are_batched(
     lookahead: int,
     limits: list[int],
     overlap: bool,
+    read_page: int,
 ) -> None:
     """Folding the log in pages or at once is the same fold: a follower that reads random
     numbers of notifications at a time (``step(limit)``, between random table actions, with
     corrections among them), folds up to ``lookahead`` at once and commits ``batch_size`` per
     transaction (:meth:`Batch.split`; with ``overlap``, streamed by the projector and committed
-    by a writer thread while it folds) ends with exactly the rows of a rebuild that folds the
-    whole log at once and commits it in one transaction, and those are the application's views."""
+    by a writer thread while it folds, the log read ``read_page`` at a time) ends with exactly
+    the rows of a rebuild that folds the whole log at once and commits it in one transaction, and
+    those are the application's views."""
     application = open_application(store)
-    follower = follower_for(store, application, batch_size=batch_size, lookahead=lookahead, overlap=overlap)
+    follower = follower_for(
+        store, application, batch_size=batch_size, lookahead=lookahead, overlap=overlap, read_page=read_page
+    )
     try:
         cid = register(application)
         state: dict[str, Any] = {"damage": [], "revocations": [], "ruling": 0}
@@ -730,7 +738,15 @@ def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
     rows; the creature and encounter rows (the state after the look-ahead) and those
     projections' tracking (over the whole look-ahead) go with the last."""
     cid = _six_hits(app)
-    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True)
+    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True, read_page=2)
+    reads: list[tuple[int, int]] = []
+    select = app.recorder.select_notifications
+
+    def counted(start: int, limit: int, **kwargs: Any) -> Any:
+        reads.append((start, limit))
+        return select(start, limit, **kwargs)
+
+    app.recorder.select_notifications = counted  # type: ignore[method-assign]
     moves: list[dict[str, tuple[int, int]]] = []
     facts: list[set[int]] = []
     creatures: list[int] = []
@@ -762,8 +778,11 @@ def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
         assert creatures == [0, 0, 0, 3]
         assert follower.views.tracking() == dict.fromkeys(PROJECTIONS, head)
         assert follower.events == head
+        # the log read 4 (batch size + 1) at a time, each page after the one before
+        assert reads == [(k, 4) for k in range(0, head, 4)][: len(reads)] and len(reads) == -(-head // 4)
         check_against_application(app, follower.views, cid)
     finally:
+        del app.recorder.select_notifications
         follower.close()
 
 
