@@ -64,13 +64,13 @@ DEFAULT_LOOKAHEAD = 100_000
 # each pause waits at most GIVE_WAY_S for them, and a step gives way PATIENCE_S in all at most,
 # then goes on without pausing (a stream of commands delays the read models, never starves them).
 GIVE_WAY_S = 5.0
+PATIENCE_S = 120.0
 # The interpreter's switch interval while a writer thread commits beside the fold (the default is
 # 5 ms): each of the writer's round trips to the database waits for the fold to yield the GIL.
 SWITCH_INTERVAL = 0.0005
 # Notifications read per query by a follower that overlaps (the first page; the rest of a
 # look-ahead is read a page ahead of the fold, on a thread)
 READ_PAGE = 10_000
-PATIENCE_S = 120.0
 
 
 class Follower:
@@ -108,9 +108,12 @@ class Follower:
     thread of its own (:class:`_Writer`) while the step folds on: the projector hands out each
     ``batch_size`` part as soon as the fold has passed it (:meth:`Projector.project` with
     ``emit``), so the database writes one part while the next is folded (on PostgreSQL, in
-    the server's process: the other core). The transactions, their order and what each carries
-    are those of the step without it; a failed or refused write stops the writer (nothing after
-    it is written) and the step raises the error or resyncs when the fold is done. For a
+    the server's process: the other core). A step of one campaign so commits its history and
+    log rows part by part, those projections' tracking with them, and the creature and encounter
+    rows with their tracking in its last transaction (:meth:`Projector.project`); a step of
+    several campaigns commits the parts :meth:`Batch.split` cuts, in order, on the writer. A
+    failed or refused write stops the writer (nothing after it is written) and the step raises
+    the error or resyncs when the fold is done. For a
     process of its own (``chronicle rebuild``, ``chronicle worker``), not one that gives way.
     Such a step also reads the log in pages of ``read_page`` (at least ``batch_size`` + 1), the
     next page on a thread while the projector decodes and applies the one before.
