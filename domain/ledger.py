@@ -1673,6 +1673,11 @@ class Ledger:
         from a fold's sink (it does not catch up)."""
         return self._payload(seq, self._res)
 
+    def resolution_as_read(self) -> Resolution:
+        """The resolution being folded now (inside :meth:`refold`, the one :attr:`resolution`
+        gives once the fold is done): safe to call from a fold's sink (it does not catch up)."""
+        return self._res
+
     def effective_payload(self, seq: int, entry: Entry | None = None) -> dict[str, Any]:
         """The fact's payload as amended (``entry``: the fact itself, when the caller holds it)."""
         return self._payload(seq, self.resolution, entry)

@@ -24,6 +24,8 @@ import math
 import re
 from typing import Any
 
+import orjson
+
 __all__ = ["ESCAPE", "decode_json", "decode_text", "dumps", "encode_json", "encode_text", "loads"]
 
 ESCAPE = "\ue000"
@@ -35,6 +37,11 @@ _dump_fast = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_c
 _dump_safe = json.JSONEncoder(
     separators=(",", ":"), ensure_ascii=False, check_circular=False, allow_nan=False
 ).encode
+# orjson for plain JSON data only: what the json module would refuse or write otherwise (a
+# dataclass, a datetime, a subclass of str or int...) is refused here too, and takes its path
+_ORJSON_PLAIN = (
+    orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -84,8 +91,20 @@ def decode_json(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    """JSON text that both stores accept for any JSON-like value (the common case costs one dump)."""
-    text = _dump_fast(value)
+    """JSON text that both stores accept for any JSON-like value (the common case costs one dump).
+
+    Written by orjson (about 5x the json module's speed: a rebuild dumps three values a fact)
+    unless it cannot tell or write the value as the json module does: it refuses keys that are
+    not strings, integers past 64 bits, lone surrogates and any type it is not given plainly
+    (then the json module writes it), and it writes NaN and infinities as ``null``, so text with a
+    ``null`` in it is written again by the json module, which marks them (below). (One value the
+    json module refuses is written: a ``uuid.UUID``, as its text. Rows hold JSON data only.)"""
+    try:
+        text = orjson.dumps(value, option=_ORJSON_PLAIN).decode()
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        text = None
+    if text is None or "null" in text:
+        text = _dump_fast(value)
     # json escapes NUL as \u0000 and writes non-finite floats as bare NaN/Infinity; a string
     # that merely contains such text only takes the slow path, which is exact as well. ASCII
     # text (known without a scan) holds no surrogate and no U+E000: no search for them.

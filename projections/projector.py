@@ -68,6 +68,9 @@ __all__ = [
 ]
 
 PROJECTIONS: tuple[str, ...] = ("creatures", "encounters", "facts", "log")
+# The projections whose rows a streamed batch commits part by part (one row a fact): the creature
+# and encounter rows (the state at the end) and those projections' tracking go with the last part.
+STREAMED = frozenset({"facts", "log"})
 
 # Errors of the event store itself (reading the log or loading a campaign): the batch is
 # retried later, no campaign is blamed.
@@ -393,6 +396,28 @@ def _changed_since(
     return list(creatures), list(encounters)
 
 
+@dataclass
+class _Stream:
+    """A batch handed out in parts while its campaign folds (:meth:`Projector.project` with
+    ``emit``): part ``k`` moves the :data:`STREAMED` tracking from ``before`` to ``bounds[k]``
+    over ``sizes[k]`` notifications; the last part stays in the batch."""
+
+    emit: Callable[[Batch], None]
+    bounds: list[int]
+    sizes: list[int]
+    before: int
+    k: int = 0
+
+    @property
+    def open(self) -> bool:
+        """Whether a part is still to be handed out (all but the last)."""
+        return self.k < len(self.bounds) - 1
+
+    @property
+    def bound(self) -> int:
+        return self.bounds[self.k]
+
+
 JOURNALS_KEPT = 64  # per campaign: how far back a fold taken back's journal can be joined to the rows
 
 
@@ -433,27 +458,43 @@ class Projector:
     # ------------------------------------------------------------------ batches
     def project(
         self,
-        notifications: Sequence[Notification],
+        notifications: Iterable[Notification],
         positions: Mapping[str, int],
         quarantined: frozenset[str] = frozenset(),
+        *,
+        emit: Callable[[Batch], None] | None = None,
+        size: int = 0,
     ) -> Batch:
-        """The rows and tracking moves for ``notifications`` (in notification order).
+        """The rows and tracking moves for ``notifications`` (in notification order; any iterable:
+        they are decoded and applied as they come).
 
         ``positions`` are the projections' tracking positions; a projection already at
         or beyond the batch's last notification gets no rows and no tracking move.
         Notifications of ``quarantined`` campaigns are skipped; a campaign that fails here
         lands in ``batch.failed`` (with no rows) and the others go on.
+
+        ``emit`` and ``size``: when the batch folds one campaign and is more than ``size``
+        notifications, its parts of ``size`` notifications (as :meth:`Batch.split` cuts them)
+        but the last are handed to ``emit`` while the fold goes on, each as soon as the fold has
+        reported its last fact: the history and log rows of its facts, moving only the
+        ``facts`` and ``log`` tracking (:data:`STREAMED`) over its notifications (the first part
+        also the rows of earlier facts a correction rewrote: the fold reports them first). The
+        batch returned is the last part: its facts' rows and the creature and encounter rows
+        (the state after the last notification), moving the ``creatures`` and ``encounters``
+        tracking over the whole batch -- so no projection's rows are ever behind its tracking,
+        and the creature rows are derived once per batch, as without ``emit``. A caller may so
+        commit the first parts while the rest folds (the follower's writer thread). A fold that
+        fails after some parts were handed out quarantines the campaign with the last part: the
+        parts before hold its history and log rows up to theirs. Otherwise (several campaigns,
+        projections at different positions) nothing is emitted and the whole batch is returned.
         """
         batch = Batch(quarantined=frozenset(quarantined))
-        if not notifications:
-            return batch
         self._positions = positions
-        last = notifications[-1].id
-        wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
-        batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
         floor = min(positions.get(p, 0) for p in PROJECTIONS)
         touched: dict[UUID, Campaign] = {}
-        for n in notifications:
+        ids: list[int] = []
+        for n in notifications:  # (may be pages still being read: Follower's read-ahead)
+            ids.append(n.id)
             if n.id <= floor:
                 continue  # already folded: a duplicate or a replay
             batch.events += 1
@@ -471,10 +512,18 @@ class Projector:
                 continue
             if campaign is not None:
                 touched[campaign.id] = campaign
+        if not ids:
+            return batch
+        last = ids[-1]
+        wanted = [p for p in PROJECTIONS if positions.get(p, 0) < last]
+        batch.tracking = {p: (positions.get(p, 0), last) for p in wanted}
+        stream = None
+        if emit is not None and size > 0 and len(touched) == 1 and not batch.failed:
+            stream = _stream(batch, ids, size, emit)
         for campaign in touched.values():
             key = str(campaign.id)
             try:
-                self._rows(campaign, batch, wanted)
+                self._rows(campaign, batch, wanted, stream)
             except STORE_UNAVAILABLE:
                 raise
             except Exception as exc:
@@ -572,34 +621,102 @@ class Projector:
             self._journals.pop(old, None)
 
     # --------------------------------------------------------------------- rows
-    def _rows(self, campaign: Campaign, batch: Batch, wanted: Iterable[str]) -> None:
+    def _rows(
+        self, campaign: Campaign, batch: Batch, wanted: Iterable[str], stream: _Stream | None = None
+    ) -> None:
+        """Refold the campaign and put its rows into ``batch``. With ``stream``, every part of the
+        batch but the last is handed to ``stream.emit`` as soon as the fold has passed its last
+        notification (:class:`_Stream`), and ``batch`` keeps the rest."""
         wanted = set(wanted)
         ledger = campaign.ledger
-        readings: list[_Reading] = []
+        pending: list[_Reading] = []
+        last_seq: list[int] = []  # the last fact reported (where a failure of the fold lies beyond)
         # a fresh narrator per campaign and batch: a narrator remembers the names it has seen, and
         # a name from another campaign, or from a history a correction has since undone (a
         # revoked arrival), must not name a creature in this one
         narrator = narrator_for(ledger.ruleset)
-
-        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
-            readings.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))
-
-        try:
-            ledger.refold(sink, pause=self.pause)
-        except STORE_UNAVAILABLE:
-            raise
-        except Exception as exc:  # the fold failed on the fact after the last one it reported
-            raise _AtFact(readings[-1].entry.seq + 1 if readings else None, exc) from exc
-        cid = str(campaign.id)
         nids = self._notification_ids.get(campaign.id, {})
         shown = self._shown.get(campaign.id)
         if shown is None:  # (not built per call: four _Shown and their arrays per campaign and batch)
             shown = self._shown[campaign.id] = {p: _Shown() for p in PROJECTIONS}
-        # After a correction the fold reports every fact from the earliest one it reaches; only
-        # the rows that read differently now are written (a digest of each row as last written).
+
+        def sink(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
+            pending.append(_read(e, outcome, orphan, state, narrator, ledger.payload_as_read(e.seq)))
+            last_seq[:] = (e.seq,)
+
+        def streaming(e: Entry, outcome: dict[str, Any] | None, orphan: str | None, state: Any) -> None:
+            assert stream is not None
+            nid = nids.get(e.seq)
+            while nid is not None and stream.open and nid > stream.bound:  # the part ended before it
+                self._emit(campaign, batch, wanted, shown, pending, stream)
+            sink(e, outcome, orphan, state)
+            if nid is not None and stream.open and nid == stream.bound:
+                self._emit(campaign, batch, wanted, shown, pending, stream)
+
+        try:
+            ledger.refold(sink if stream is None else streaming, pause=self.pause)
+        except STORE_UNAVAILABLE:
+            raise
+        except _AtFact:
+            raise
+        except Exception as exc:  # the fold failed on the fact after the last one it reported
+            raise _AtFact(last_seq[0] + 1 if last_seq else None, exc) from exc
+        self._fact_rows(campaign, batch, wanted, shown, pending)
+        # the present, not handed out (read here, kept nowhere): the next batch folds into this
+        # very state, no copy-on-write clone; its journal says what changed since these rows
+        state = ledger.present()
+        position = ledger.last_seq if ledger.entries else campaign.version
+        self._state_rows(campaign, batch, wanted, shown, state, position)
+
+    def _emit(
+        self,
+        campaign: Campaign,
+        batch: Batch,
+        wanted: set[str],
+        shown: dict[str, _Shown],
+        pending: list[_Reading],
+        stream: _Stream,
+    ) -> None:
+        """Hand the stream's next part to ``stream.emit``: the history and log rows of the facts
+        ``pending`` (then emptied), moving those projections' tracking over the part; ``batch``
+        (the rest) then moves theirs from the part's end."""
+        k = stream.k
+        bound = stream.bounds[k]
+        part = Batch(
+            tracking={p: (stream.before, bound) for p in batch.tracking if p in STREAMED},
+            events=stream.sizes[k],
+            quarantined=batch.quarantined,
+        )
+        if k == 0:
+            part.starts = dict(batch.starts)
+        elif pending:
+            seq = pending[0].entry.seq
+            nid = self._notification_ids.get(campaign.id, {}).get(seq, 0)
+            part.starts = {str(campaign.id): (seq, nid)}
+        self._fact_rows(campaign, part, wanted, shown, pending)
+        del pending[:]
+        batch.tracking.update({p: (bound, batch.tracking[p][1]) for p in part.tracking})
+        batch.events -= part.events
+        stream.k, stream.before = k + 1, bound
+        stream.emit(part)
+
+    def _fact_rows(
+        self,
+        campaign: Campaign,
+        batch: Batch,
+        wanted: set[str],
+        shown: dict[str, _Shown],
+        readings: list[_Reading],
+    ) -> None:
+        """The history and log rows of ``readings`` that read differently from the ones last
+        written (a digest of each row as last written): after a correction the fold reports every
+        fact from the earliest one it reaches, and only those whose rows changed are written."""
         facts, log = shown["facts"], shown["log"]
         if wanted & {"facts", "log"} and readings:
-            res = ledger.resolution
+            ledger = campaign.ledger
+            cid = str(campaign.id)
+            nids = self._notification_ids.get(campaign.id, {})
+            res = ledger.resolution_as_read()  # (safe in a fold's sink: the resolution being folded)
             pause = self.pause
             for k, r in enumerate(readings, 1):
                 if pause is not None and k % PAUSE_EVERY == 0:
@@ -617,16 +734,25 @@ class Projector:
         for p, known in (("facts", facts), ("log", log)):
             if p not in wanted:
                 known.forget()  # its rows are at or past this batch: not known here
-        # the present, not handed out (read here, kept nowhere): the next batch folds into this
-        # very state, no copy-on-write clone; its journal says what changed since these rows
-        state = ledger.present()
+
+    def _state_rows(
+        self,
+        campaign: Campaign,
+        batch: Batch,
+        wanted: set[str],
+        shown: dict[str, _Shown],
+        state: Any,
+        position: int,
+    ) -> None:
+        """The creature and encounter rows of ``state`` that changed since the rows last derived."""
+        ledger = campaign.ledger
+        cid = str(campaign.id)
         journal = _journal(state)
         history = self._journals.setdefault(campaign.id, OrderedDict())
         history[journal.token] = journal
         while len(history) > JOURNALS_KEPT:
             history.popitem(last=False)
         context = _context(state)
-        position = ledger.last_seq if ledger.entries else campaign.version
         creatures, encounters = shown["creatures"], shown["encounters"]
         # what changed since the creature rows (or, unknown, the encounter rows) were derived
         since = _changed_since(creatures, journal, history) or _changed_since(encounters, journal, history)
@@ -678,6 +804,23 @@ class Projector:
                 batch.encounters_gone[cid] = gone
         else:
             encounters.forget()
+
+
+def _stream(batch: Batch, ids: Sequence[int], size: int, emit: Callable[[Batch], None]) -> _Stream | None:
+    """The parts ``batch`` streams in (:meth:`Batch.split`'s cut of its notifications), or None
+    when it is one part, or it moves no :data:`STREAMED` projection, or those start at different
+    positions."""
+    starts = {expected for p, (expected, _) in batch.tracking.items() if p in STREAMED}
+    if len(ids) <= size or len(starts) != 1:
+        return None
+    floor = next(iter(starts))
+    ids = [i for i in ids if i > floor]
+    bounds = [ids[min(k + size, len(ids)) - 1] for k in range(0, len(ids), size)]
+    if len(bounds) < 2:
+        return None
+    sizes = [min(size, len(ids) - k * size) for k in range(len(bounds))]
+    sizes[0] += batch.events - len(ids)  # duplicates at or below the tracking, if any
+    return _Stream(emit, bounds, sizes, floor)
 
 
 def _changes(

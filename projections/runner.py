@@ -21,8 +21,11 @@ the follower keeps serving every other campaign and skips that campaign's later 
 
 from __future__ import annotations
 
+import concurrent.futures
 import gc
 import logging
+import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -62,6 +65,12 @@ DEFAULT_LOOKAHEAD = 100_000
 # then goes on without pausing (a stream of commands delays the read models, never starves them).
 GIVE_WAY_S = 5.0
 PATIENCE_S = 120.0
+# The interpreter's switch interval while a writer thread commits beside the fold (the default is
+# 5 ms): each of the writer's round trips to the database waits for the fold to yield the GIL.
+SWITCH_INTERVAL = 0.0005
+# Notifications read per query by a follower that overlaps (the first page; the rest of a
+# look-ahead is read a page ahead of the fold, on a thread)
+READ_PAGE = 10_000
 
 
 class Follower:
@@ -94,6 +103,20 @@ class Follower:
     on. A far-reaching correction's refold of the projector's own copy otherwise ran beside the
     next correction's on the request path, in one interpreter (bench P3 on SQLite: early revokes
     1.6-2.4x a full fold). A step of fewer facts than ``PAUSE_EVERY`` never pauses.
+
+    ``overlap``: a step of more than ``batch_size`` notifications commits its transactions on a
+    thread of its own (:class:`_Writer`) while the step folds on: the projector hands out each
+    ``batch_size`` part as soon as the fold has passed it (:meth:`Projector.project` with
+    ``emit``), so the database writes one part while the next is folded (on PostgreSQL, in
+    the server's process: the other core). A step of one campaign so commits its history and
+    log rows part by part, those projections' tracking with them, and the creature and encounter
+    rows with their tracking in its last transaction (:meth:`Projector.project`); a step of
+    several campaigns commits the parts :meth:`Batch.split` cuts, in order, on the writer. A
+    failed or refused write stops the writer (nothing after it is written) and the step raises
+    the error or resyncs when the fold is done. For a
+    process of its own (``chronicle rebuild``, ``chronicle worker``), not one that gives way.
+    Such a step also reads the log in pages of ``read_page`` (at least ``batch_size`` + 1), the
+    next page on a thread while the projector decodes and applies the one before.
     """
 
     def __init__(
@@ -112,8 +135,12 @@ class Follower:
         give_way: Callable[[float], float] | None = None,
         give_way_s: float = GIVE_WAY_S,
         patience_s: float = PATIENCE_S,
+        overlap: bool = False,
+        read_page: int = READ_PAGE,
     ) -> None:
         self.batch_size = batch_size
+        self.overlap = overlap
+        self.read_page = read_page
         self.pause_gc = pause_gc
         self.give_way = give_way
         self.give_way_s = give_way_s
@@ -245,9 +272,20 @@ class Follower:
     def _step(self, limit: int | None, committed: Callable[[int], None] | None) -> int:
         positions = self.positions()
         start = min(positions.values())
-        notifications = self.application.recorder.select_notifications(
-            start, limit or self.lookahead, inclusive_of_start=False
-        )
+        want = limit or self.lookahead
+        if self.overlap:  # the first page; a full one is followed by the rest, read ahead
+            page = max(self.read_page, self.batch_size + 1)
+            first = self.application.recorder.select_notifications(
+                start, min(want, page), inclusive_of_start=False
+            )
+            if len(first) > self.batch_size:
+                more = len(first) == page and want > page
+                return self._step_overlapped(first, want if more else 0, positions, committed)
+            notifications = first
+        else:
+            notifications = self.application.recorder.select_notifications(
+                start, want, inclusive_of_start=False
+            )
         if not notifications:
             return 0
         try:
@@ -271,6 +309,54 @@ class Follower:
                     self._quarantined = self._quarantined | set(part.failed)
                     for failure in part.failed.values():
                         self._report(failure)
+        except BaseException:
+            self._positions = None  # the ledgers may be ahead of the views now
+            raise
+        return len(notifications)
+
+    def _step_overlapped(
+        self,
+        first: list[Any],
+        want: int,
+        positions: dict[str, int],
+        committed: Callable[[int], None] | None,
+    ) -> int:
+        """:meth:`_step` with its transactions committed by a :class:`_Writer` while it folds;
+        ``first``: the first page of notifications, followed (``want``: up to that many in all,
+        0: none) by the next pages, each read on a thread while the one before is applied."""
+        notifications: list[Any] = []
+        pages = _read_ahead(self.application.recorder, first, want)
+        writer = _Writer(self.views, dict(positions), committed)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            try:
+                read = (n for page in pages for n in _kept(page, notifications))
+                batch = self.projector.project(
+                    read, dict(positions), self._quarantined, emit=writer.put, size=self.batch_size
+                )
+                for part in batch.split([n.id for n in notifications], self.batch_size):
+                    writer.put(part)
+            finally:
+                pages.close()  # (a page being read is waited for)
+                writer.finish()
+                sys.setswitchinterval(interval)
+            for part in writer.written:
+                for name, (_, new) in part.tracking.items():
+                    positions[name] = new
+                self.events += part.events
+                if part.failed:
+                    self._quarantined = self._quarantined | set(part.failed)
+                    for failure in part.failed.values():
+                        self._report(failure)
+            if writer.error is not None:
+                raise writer.error
+            if writer.stale:
+                logger.info(
+                    "tracking or quarantine changed under this follower (another worker, a "
+                    "rebuild or a repair): resyncing"
+                )
+                self._positions = None
         except BaseException:
             self._positions = None  # the ledgers may be ahead of the views now
             raise
@@ -401,6 +487,85 @@ class Follower:
         return self._stop
 
 
+def _kept(page: list[Any], into: list[Any]) -> list[Any]:
+    into.extend(page)
+    return page
+
+
+def _read_ahead(recorder: Any, first: list[Any], want: int) -> Iterator[list[Any]]:
+    """``first``, then (``want`` > 0) the notifications after it, ``len(first)`` a page, up to
+    ``want`` in all: each page is read on a thread while the caller applies the one before
+    (on PostgreSQL the server reads and sends the next page meanwhile)."""
+    yield first
+    size = len(first)
+    read, last = size, first[-1].id
+    if not want or read >= want:
+        return
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chronicle-read-ahead") as ahead:
+
+        def fetch(after: int, n: int) -> Any:
+            return ahead.submit(recorder.select_notifications, after, n, inclusive_of_start=False)
+
+        pending = fetch(last, min(size, want - read))
+        while pending is not None:
+            page = pending.result()
+            read += len(page)
+            pending = (
+                fetch(page[-1].id, min(size, want - read)) if len(page) == size and read < want else None
+            )
+            if page:
+                yield page
+
+
+class _Writer:
+    """Commits a step's batches (:meth:`ViewStore.write`), in the order given, on a thread of its
+    own (:attr:`Follower.overlap`). After a write that fails (:attr:`error`) or is refused
+    (:attr:`stale`: the tracking or the quarantines changed) it writes nothing more; the
+    batches it committed are in :attr:`written`. ``committed(position)`` is called (on its
+    thread) after each commit with the lowest tracking position."""
+
+    def __init__(
+        self, views: ViewStore, positions: dict[str, int], committed: Callable[[int], None] | None
+    ) -> None:
+        self.views = views
+        self.positions = positions
+        self.committed = committed
+        self.written: list[Batch] = []
+        self.error: BaseException | None = None
+        self.stale = False
+        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="chronicle-views-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, batch: Batch) -> None:
+        """Queue a batch (never blocks, never raises)."""
+        self._queue.put(batch)
+
+    def finish(self) -> None:
+        """Wait until every batch queued is written (or skipped after a failure)."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            batch = self._queue.get()
+            if batch is None:
+                return
+            if self.error is not None or self.stale:
+                continue  # the step fails or resyncs: nothing after a failed write commits
+            try:
+                if not self.views.write(batch):
+                    self.stale = True
+                    continue
+                self.written.append(batch)
+                for name, (_, new) in batch.tracking.items():
+                    self.positions[name] = new
+                if self.committed is not None:
+                    self.committed(min(self.positions.values()))
+            except BaseException as exc:  # handed to the step, which raises it
+                self.error = exc
+
+
 @dataclass(frozen=True)
 class RebuildResult:
     projections: tuple[str, ...]
@@ -421,10 +586,12 @@ def rebuild(
     lookahead: int = DEFAULT_LOOKAHEAD,
     progress: Callable[[int, int], None] | None = None,
     pause_gc: bool = False,
+    overlap: bool = True,
 ) -> RebuildResult:
     """Drop the given projections and rebuild them from the log, ``batch_size`` events per
     transaction. Other projections keep their rows and are only brought up to date.
-    ``pause_gc``: see :class:`Follower` (a process of its own: ``chronicle rebuild``).
+    ``pause_gc``: see :class:`Follower` (a process of its own: ``chronicle rebuild``);
+    ``overlap``: the transactions are committed while the fold goes on (:class:`Follower`).
 
     Each batch commits with its tracking position, so an interrupted rebuild is resumed
     by the next follower (or rebuild) where it stopped. ``progress(done, total)`` is
@@ -435,7 +602,9 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
-    follower = Follower(source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc)
+    follower = Follower(
+        source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc, overlap=overlap
+    )
     try:
         follower.views.reset(names)
         total = follower.application.recorder.max_notification_id() or 0

@@ -190,7 +190,8 @@ def worker(
         if settings.database.kind == "memory":
             raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
         # a process of its own: the garbage collector runs between steps (see Follower)
-        runner = follower(settings, batch_size=batch_size, lookahead=lookahead, pause_gc=True)
+        # its catch-up commits while it folds on (a writer thread; see Follower's overlap)
+        runner = follower(settings, batch_size=batch_size, lookahead=lookahead, pause_gc=True, overlap=True)
         runner.views.tracking()  # fail fast on a bad configuration
     except ConfigError as exc:
         _config_error(exc)

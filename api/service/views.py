@@ -85,9 +85,11 @@ def rebuild(
     application: ChronicleApplication | None = None,
     progress: Callable[[int, int], None] | None = None,
     pause_gc: bool = False,
+    overlap: bool = True,
 ) -> RebuildResult:
     """Drop ``projections`` and rebuild them from the log, ``batch_size`` events per transaction
-    (folded ``lookahead`` at a time; ``pause_gc``: see :class:`~projections.runner.Follower`)."""
+    (folded ``lookahead`` at a time; ``pause_gc`` and ``overlap``: see
+    :class:`~projections.runner.Follower`)."""
     source = application if application is not None else (lambda: open_application(settings))
     return rebuild_views(
         source,
@@ -97,6 +99,7 @@ def rebuild(
         lookahead=lookahead,
         progress=progress,
         pause_gc=pause_gc,
+        overlap=overlap,
     )
 
 

@@ -9,6 +9,7 @@ the creature rows must equal the application's own present.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 from uuid import UUID
 
@@ -23,7 +24,8 @@ from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
 from domain.errors import DomainError
-from projections.projector import Batch, Projector
+from projections import projector as projector_module
+from projections.projector import PROJECTIONS, Batch, Projector
 from projections.runner import Follower, wait_for
 from projections.storage import LAYOUTS, ViewStore
 
@@ -112,13 +114,21 @@ def play(app: ChronicleApplication, cid: UUID, op: Op, state: dict[str, Any]) ->
 
 
 def follower_for(
-    store: Settings, app: ChronicleApplication, batch_size: int = 1, lookahead: int | None = None
+    store: Settings,
+    app: ChronicleApplication,
+    batch_size: int = 1,
+    lookahead: int | None = None,
+    overlap: bool = False,
+    read_page: int = 10_000,
 ) -> Follower:
     """A follower committing ``batch_size`` notifications per transaction; ``lookahead``: how many
-    it folds at once (default: the product's)."""
+    it folds at once (default: the product's); ``overlap``: committed by a writer thread while
+    the step folds on, the log read ``read_page`` notifications at a time (a page ahead)."""
     if lookahead is None:
-        return wiring.follower(store, app, batch_size=batch_size)
-    return wiring.follower(store, app, batch_size=batch_size, lookahead=lookahead)
+        return wiring.follower(store, app, batch_size=batch_size, overlap=overlap, read_page=read_page)
+    return wiring.follower(
+        store, app, batch_size=batch_size, lookahead=lookahead, overlap=overlap, read_page=read_page
+    )
 
 
 def check_against_application(app: ChronicleApplication, views: ViewStore, cid: UUID) -> None:
@@ -628,17 +638,29 @@ def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
     batch_size=st.integers(1, 6),
     lookahead=st.integers(1, 30),
     limits=st.lists(st.integers(1, 12), min_size=1, max_size=8),
+    overlap=st.booleans(),
+    read_page=st.integers(1, 9),
 )
 def test_rows_are_the_same_however_the_facts_are_batched(
-    store: Settings, actions: list[tuple[Op, bool]], batch_size: int, lookahead: int, limits: list[int]
+    store: Settings,
+    actions: list[tuple[Op, bool]],
+    batch_size: int,
+    lookahead: int,
+    limits: list[int],
+    overlap: bool,
+    read_page: int,
 ) -> None:
     """Folding the log in pages or at once is the same fold: a follower that reads random
     numbers of notifications at a time (``step(limit)``, between random table actions, with
     corrections among them), folds up to ``lookahead`` at once and commits ``batch_size`` per
-    transaction (:meth:`Batch.split`) ends with exactly the rows of a rebuild that folds the
-    whole log at once and commits it in one transaction, and those are the application's views."""
+    transaction (:meth:`Batch.split`; with ``overlap``, streamed by the projector and committed
+    by a writer thread while it folds, the log read ``read_page`` at a time) ends with exactly
+    the rows of a rebuild that folds the whole log at once and commits it in one transaction, and
+    those are the application's views."""
     application = open_application(store)
-    follower = follower_for(store, application, batch_size=batch_size, lookahead=lookahead)
+    follower = follower_for(
+        store, application, batch_size=batch_size, lookahead=lookahead, overlap=overlap, read_page=read_page
+    )
     try:
         cid = register(application)
         state: dict[str, Any] = {"damage": [], "revocations": [], "ruling": 0}
@@ -695,5 +717,165 @@ def test_a_split_batch_commits_each_fact_with_its_own_notification(
         assert creatures[0] == 3 and not any(creatures[1:])
         assert follower.views.tracking_position() == head
         check_against_application(app, follower.views, cid)
+    finally:
+        follower.close()
+
+
+def _six_hits(app: ChronicleApplication) -> UUID:
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    for _ in range(6):
+        sw.deal_damage(cid, "vex", amount=1)
+    return cid
+
+
+def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """With ``overlap``, a look-ahead of one campaign is committed ``batch_size`` notifications per
+    transaction by the writer thread, each part handed out as soon as the fold has passed it:
+    each moves the ``facts`` and ``log`` tracking over its own notifications with those facts'
+    rows; the creature and encounter rows (the state after the look-ahead) and those
+    projections' tracking (over the whole look-ahead) go with the last."""
+    cid = _six_hits(app)
+    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True, read_page=2)
+    reads: list[tuple[int, int]] = []
+    select = app.recorder.select_notifications
+
+    def counted(start: int, limit: int, **kwargs: Any) -> Any:
+        reads.append((start, limit))
+        return select(start, limit, **kwargs)
+
+    app.recorder.select_notifications = counted  # type: ignore[method-assign]
+    moves: list[dict[str, tuple[int, int]]] = []
+    facts: list[set[int]] = []
+    creatures: list[int] = []
+    threads: set[str] = set()
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        threads.add(threading.current_thread().name)
+        moves.append(dict(batch.tracking))
+        facts.append({seq for _, seq in batch.facts})
+        creatures.append(sum(len(rows) for rows in batch.creatures.values()))
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        head = app.recorder.max_notification_id()
+        assert follower.step() == head
+        assert threads == {"chronicle-views-writer"}
+        streamed = [m for m in moves[:-1]]
+        assert [set(m) for m in streamed] == [{"facts", "log"}] * len(streamed)
+        assert [m["facts"] for m in streamed] == [(0, 3), (3, 6), (6, 9)]
+        assert moves[-1] == {
+            "creatures": (0, head),
+            "encounters": (0, head),
+            "facts": (9, head),
+            "log": (9, head),
+        }
+        assert facts[:3] == [{2, 3}, {4, 5, 6}, {7, 8, 9}]  # the creation (1) is no fact
+        assert creatures == [0, 0, 0, 3]
+        assert follower.views.tracking() == dict.fromkeys(PROJECTIONS, head)
+        assert follower.events == head
+        # the log read 4 (batch size + 1) at a time, each page after the one before
+        assert reads == [(k, 4) for k in range(0, head, 4)][: len(reads)] and len(reads) == -(-head // 4)
+        check_against_application(app, follower.views, cid)
+    finally:
+        del app.recorder.select_notifications
+        follower.close()
+
+
+def test_a_failed_write_of_a_streamed_batch_raises_and_commits_nothing_after_it(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A write of the writer thread that fails surfaces as the step's error; the parts committed
+    before it stay (each whole, with its tracking), nothing of it or after it is written; the
+    next step resumes from the tracking and ends with the rows of a rebuild."""
+    cid = _six_hits(app)
+    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True)
+    write = follower.views.write
+    calls: list[int] = []
+
+    def failing(batch: Batch) -> bool:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the disk is on fire")
+        return write(batch)
+
+    follower.views.write = failing  # type: ignore[method-assign]
+    try:
+        head = app.recorder.max_notification_id()
+        with pytest.raises(RuntimeError, match="the disk is on fire"):
+            follower.step()
+        assert len(calls) == 2  # nothing was written after the failure
+        views = follower.views
+        assert views.tracking() == {"creatures": 0, "encounters": 0, "facts": 3, "log": 3}
+        dump = views.dump()
+        assert sorted(r["position"] for r in dump["view_facts"]) == [2, 3]
+        assert sorted(r["position"] for r in dump["view_log"]) == [2, 3]
+        assert dump["view_creatures"] == [] and dump["view_encounters"] == []
+        follower.catch_up()  # resumes from the tracking
+        assert views.tracking() == dict.fromkeys(PROJECTIONS, head)
+        check_against_application(app, views, cid)
+        resumed = views.dump(written_at=False)
+        wiring.rebuild(store, application=app, overlap=False)
+        assert views.dump(written_at=False) == resumed
+    finally:
+        follower.close()
+
+
+def test_a_refused_write_of_a_streamed_batch_resyncs(app: ChronicleApplication, store: Settings) -> None:
+    """A part refused by the tracking check (another writer moved it) stops the writer thread
+    (nothing after it is written) and the follower resyncs from the stored tracking."""
+    cid = _six_hits(app)
+    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True)
+    views = follower.views
+    write = views.write
+    calls: list[int] = []
+
+    def refused(batch: Batch) -> bool:
+        calls.append(1)
+        return False if len(calls) == 2 else write(batch)
+
+    views.write = refused  # type: ignore[method-assign]
+    try:
+        head = app.recorder.max_notification_id()
+        assert follower.step() == head
+        assert len(calls) == 2 and follower._positions is None  # resyncs at the next step
+        assert views.tracking() == {"creatures": 0, "encounters": 0, "facts": 3, "log": 3}
+        follower.catch_up()
+        assert views.tracking() == dict.fromkeys(PROJECTIONS, head)
+        check_against_application(app, views, cid)
+    finally:
+        follower.close()
+
+
+def test_a_fact_that_fails_mid_stream_quarantines_its_campaign_with_the_rows_before(
+    app: ChronicleApplication, store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold that fails after parts were committed quarantines the campaign at the fact (with
+    the last part, the tracking moved over everything); the committed parts keep its history and
+    log rows up to theirs, no row of the fact or after it is written."""
+    cid = _six_hits(app)
+    read = projector_module._read
+
+    def poisoned(e: Any, *args: Any) -> Any:
+        if e.seq == 7:
+            raise ValueError("unreadable")
+        return read(e, *args)
+
+    monkeypatch.setattr(projector_module, "_read", poisoned)
+    follower = follower_for(store, app, batch_size=3, lookahead=100, overlap=True)
+    try:
+        head = app.recorder.max_notification_id()
+        assert follower.step() == head
+        views = follower.views
+        assert views.tracking() == dict.fromkeys(PROJECTIONS, head)
+        (row,) = views.quarantined()
+        assert row["campaign_id"] == str(cid) and row["position"] == 7 and "unreadable" in row["error"]
+        dump = views.dump()
+        assert sorted(r["position"] for r in dump["view_facts"]) == [2, 3, 4, 5, 6]
+        assert dump["view_creatures"] == []
     finally:
         follower.close()

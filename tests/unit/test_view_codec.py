@@ -8,10 +8,13 @@ text without them is stored unchanged.
 
 from __future__ import annotations
 
+import datetime
+import enum
 import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -91,6 +94,30 @@ def test_json_round_trips_and_the_stored_text_is_strict_and_storable(value: Any)
     assert storable(strict(text))  # what PostgreSQL's jsonb parses holds nothing it refuses
     assert same(codec.loads(text), value)
     assert same(codec.loads(text.encode("utf-8")), value)  # as psycopg hands jsonb over
+
+
+@given(values)
+def test_dumps_writes_what_the_json_module_writes(value: Any) -> None:
+    """orjson writes the common case; the value stored is the one the json module's exact path
+    writes, whatever the value holds (NaN, big integers, surrogates, NUL, the escape)."""
+    reference = codec._dump_safe(codec.encode_json(value))
+    assert same(strict(codec.dumps(value)), strict(reference))
+
+
+def test_dumps_refuses_what_the_json_module_refuses_and_writes_subclasses_as_it_does() -> None:
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Name(str):
+        pass
+
+    with pytest.raises(TypeError):
+        codec.dumps({"at": datetime.datetime(2026, 12, 7)})
+    with pytest.raises(TypeError):
+        codec.dumps({"when": datetime.date(2026, 12, 7)})
+    assert codec.dumps({Name("k"): Level.HIGH, "big": 2**70, 1: None}) == json.dumps(
+        {"k": 3, "big": 2**70, "1": None}, separators=(",", ":")
+    )
 
 
 def test_the_escape_is_documented_and_stable() -> None:
