@@ -302,24 +302,48 @@ def _check_known(before: Any, after: Any, cids: list[str], eids: list[str]) -> N
 
 def reshare(old: Any, new: Any) -> int:
     """After a refold: give ``new`` the very objects of ``old`` for the creatures that came out
-    equal by value, marked shared (copy-on-write), so that "which creatures changed" stays an
-    identity test across a correction (payloads, read models, checkpoint deltas). A refold
-    folds from a checkpoint -- a clone, or one rebuilt from storage -- so without this every
-    creature would look changed. Returns how many creatures were reshared."""
+    equal by value, marked shared (copy-on-write), and for the ended encounters that came out
+    equal (nothing changes an ended encounter: it is shared as it is), so that "which creatures
+    changed" stays an identity test across a correction (payloads, read models, checkpoint
+    deltas) and one value is held once. A refold folds from a checkpoint -- a clone, one
+    rebuilt from storage or from a spill (copies) -- so without this every creature would look
+    changed, and every checkpoint kept whole would hold copies of its own of what the present
+    holds. Returns how many objects were reshared."""
     if old is None or old is new:
         return 0
-    oc, nc = old.creatures, new.creatures
+    n = _share_alike(old, new.creatures, getattr(new, "encounters", None))
+    if n and hasattr(new, "untrack"):
+        new.untrack()  # creatures replaced outside a handler: the next clone checks them all
+    return n
+
+
+def _share_alike(canon: Any, creatures: dict[str, Any], encounters: dict[str, Any] | None) -> int:
+    """Put in ``creatures`` and ``encounters`` (a state's, or a delta's) the objects of the
+    state ``canon`` that read alike: creatures marked shared (copy-on-write: ``canon`` copies
+    one before changing it), ended encounters as they are. Returns how many were replaced."""
+    oc = canon.creatures
     n = 0
-    for cid, c in nc.items():
+    for cid, c in creatures.items():
         o = oc.get(cid)
         if o is not None and o is not c and _alike(o, c):
             if not o.shared:
                 object.__setattr__(o, "shared", True)
-            nc[cid] = o
+            creatures[cid] = o
             n += 1
-    if n and hasattr(new, "untrack"):
-        new.untrack()  # creatures replaced outside a handler: the next clone checks them all
+    oe = getattr(canon, "encounters", None)
+    if type(oe) is dict and type(encounters) is dict:
+        for eid, e in encounters.items():
+            o = oe.get(eid)
+            if o is not None and o is not e and _ended(o) and _ended(e) and _alike(o, e):
+                encounters[eid] = o
+                n += 1
     return n
+
+
+def _ended(e: Any) -> bool:
+    """An ended encounter: never changed again, so states share it as it is (an open one is
+    each state's own copy)."""
+    return getattr(e, "state", None) == "ended"
 
 
 def _alike(a: Any, b: Any) -> bool:
@@ -562,6 +586,27 @@ class Series:
                 delta = Spilled(spill, spill.put(p.delta))
                 points[k] = Point(p.seq, p.n, p.orphans, delta, p.full, p.through, p.stored)
         self._unspilled = max(self._unspilled, last + 1)
+
+    def reshare_kept(self, present: Any, old: Series | None = None) -> int:
+        """After a refold: what this series keeps in memory that ``old`` (the series it was
+        copied from) does not -- the refold's own whole states and deltas -- takes the objects
+        of ``present`` that read alike (:func:`reshare`), so that a checkpoint holds only what
+        differs from the present, not a copy of it (a refold folds on from objects rebuilt from
+        a spill or from storage, and :func:`reshare` gives the present the objects it had before
+        the refold, not the refold's). Every checkpoint reads as before, by value; a state
+        changed here forgets what its clones changed (``untrack``: the next delta from it
+        compares every creature). Returns how many objects were reshared."""
+        before = old.points if old is not None else []
+        n = 0
+        for j, p in enumerate(self.points):
+            if p is None:
+                continue
+            q = before[j] if j < len(before) else None
+            if p.full is not None and p.full is not present and (q is None or q.full is not p.full):
+                n += reshare(present, p.full)
+            if type(p.delta) is Delta and (q is None or q.delta is not p.delta):
+                n += _share_alike(present, p.delta.creatures, p.delta.encounters)
+        return n
 
     def settle(self, k: int) -> None:
         """A checkpoint followed by another lets its full state go, but at the full_every rhythm

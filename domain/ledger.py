@@ -1400,6 +1400,8 @@ class Ledger:
                     tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if first <= self.last_seq:
             reshare(self._state, state)  # what the correction did not change keeps its identity
+            # and the refold's checkpoints kept whole hold the present's objects, not copies
+            series.reshare_kept(state, self._checkpoints)
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first

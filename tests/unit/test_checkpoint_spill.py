@@ -9,11 +9,13 @@ import os
 import pickle
 import random
 from typing import Any
+from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.exports.jsonl import SpillFile
+from domain import checkpoints
 from domain.checkpoints import Delta, Series
 from domain.core import state as core_state
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
@@ -135,3 +137,98 @@ def test_a_guarded_creature_round_trips_through_a_spill_still_guarded() -> None:
         pass
     else:
         raise AssertionError("the guard did not survive the round trip")
+
+
+def copies_of_the_present(ledger: Ledger, series: Series, before: list[Any] = ()) -> int:  # type: ignore[assignment]
+    """Creatures and ended encounters the series' kept whole states and in-memory deltas hold
+    that read alike the present's object of that id but are another object (a copy), leaving
+    out the states and deltas ``before`` holds (kept from before a refold)."""
+    present = ledger._state
+    old = {id(x) for x in before}
+    n = 0
+    for p in series:
+        held = []
+        if p.full is not None and id(p.full) not in old:
+            held.append((p.full.creatures, p.full.encounters))
+        if type(p.delta) is Delta and id(p.delta) not in old:
+            held.append((p.delta.creatures, p.delta.encounters))
+        for creatures, encounters in held:
+            for table, objs in ((present.creatures, creatures), (present.encounters, encounters)):
+                for k, o in objs.items():
+                    mine = table.get(k)
+                    if mine is not None and mine is not o and checkpoints._alike(mine, o):
+                        if getattr(o, "state", "ended") == "ended":
+                            n += 1
+    return n
+
+
+def held(series: Series) -> list[Any]:
+    """The whole states and deltas the series' checkpoints hold."""
+    return [x for p in series for x in (p.full, p.delta) if x is not None]
+
+
+def no_resharing(self: Series, present: Any, old: Series | None = None) -> int:
+    return 0
+
+
+@SETTINGS
+@given(st.integers(200, 600), st.integers(0, 10**6), st.sampled_from([4, 8]), st.integers(1, 3))
+def test_a_refolds_checkpoints_sharing_the_presents_objects_read_and_persist_alike(
+    size: int, seed: int, every: int, keep: int
+) -> None:
+    """The law of ``Series.reshare_kept`` (and ``reshare`` of ended encounters): after each
+    correction's refold, the checkpoints it made hold the present's objects where they read
+    alike -- which changes where a value lies, never what it is. A spilled dry run persists and
+    reads exactly like the same dry run without that sharing, and holds fewer copies."""
+    source = generated(size, seed)
+    spills = [CountingSpill(), CountingSpill()]
+    try:
+        shared = dry_run(source, every, spills[0], keep)
+        with mock.patch.object(Series, "reshare_kept", no_resharing):
+            unshared = dry_run(source, every, spills[1], keep)
+        assert rows(shared) == rows(unshared)
+        rng = random.Random(seed)
+        positions = sorted(rng.sample(range(source.first_seq, source.last_seq + 1), 4))
+        assert readings(shared, positions) == readings(unshared, positions)
+        for lg in (shared, unshared):
+            same(lg._state, shared._state, "present")
+        mine = copies_of_the_present(shared, shared._checkpoints)
+        theirs = copies_of_the_present(unshared, unshared._checkpoints)
+        assert mine <= theirs
+    finally:
+        for spill in spills:
+            spill.close()
+
+
+def test_a_refold_from_the_spill_leaves_no_copy_of_the_present_in_its_checkpoints() -> None:
+    """A revocation far back refolds from checkpoints rebuilt from the spill (copies of every
+    object their deltas held): afterwards the checkpoints the refold made hold the present's
+    objects wherever they read alike, and the present keeps its ended encounters' objects."""
+    every = 8
+    source = generated(500, 21)
+    # (the first attack's revocation rejoins the fold early; this one refolds to the present)
+    target = [e.seq for e in source.entries[:100] if e.type == "AttackMade"][1]
+    revoke = {"target": target, "reason": "never", "cascade": "fact"}
+    spills = [CountingSpill(), CountingSpill()]
+    try:
+        shared = dry_run(source, every, spills[0], 1)
+        ended = {k: e for k, e in shared._state.encounters.items() if e.state == "ended"}
+        kept = {id(shared): held(shared._checkpoints)}
+        shared.append_checked(Entry(shared.next_seq, "FactRevoked", 1, dict(revoke), {}))
+        with mock.patch.object(Series, "reshare_kept", no_resharing):
+            unshared = dry_run(source, every, spills[1], 1)
+            kept[id(unshared)] = held(unshared._checkpoints)
+            unshared.append_checked(Entry(unshared.next_seq, "FactRevoked", 1, dict(revoke), {}))
+        # (the checkpoints kept from before the revocation may hold objects that came to read
+        # alike the present's since, by the campaign's own course: only the refold's are looked at)
+        assert copies_of_the_present(unshared, unshared._checkpoints, kept[id(unshared)]) > 0, "copies made"
+        assert copies_of_the_present(shared, shared._checkpoints, kept[id(shared)]) == 0
+        # an ended encounter the revocation did not change is the very object it was
+        for k, e in ended.items():
+            now = shared._state.encounters[k]
+            assert now is e or not checkpoints._alike(now, e), k
+        assert any(shared._state.encounters[k] is e for k, e in ended.items())
+        assert rows(shared) == rows(unshared)
+    finally:
+        for spill in spills:
+            spill.close()
