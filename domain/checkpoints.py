@@ -39,6 +39,7 @@ __all__ = [
     "Series",
     "Spill",
     "Spilled",
+    "Values",
     "alike_states",
     "apply_delta",
     "delta_between",
@@ -226,6 +227,151 @@ class Spilled:
 def unspilled(value: Any) -> Any:
     """``value`` itself, or the value a :class:`Spilled` handle stands for (read back)."""
     return value.load() if type(value) is Spilled else value
+
+
+class Values:
+    """One object per value among what the checkpoints of a fold hold and nobody changes any
+    more: a creature two states share (copy-on-write: its owner copies it before changing it,
+    and a copy shares every slot but ``effects``, so no slot's value is ever changed in place),
+    the values inside its effects, an ended encounter's slots. A long fold holds thousands of
+    equal dictionaries, lists and strings -- every monster of one kind its own ``abilities``
+    and ``defenses`` with their own key strings, every ended encounter's initiative entries --
+    each decoded from its own fact; :meth:`share_objects` gives each creature and ended
+    encounter the table's object for every value it already holds an equal one of (equal with
+    the same types, in the same order: ``True`` is not ``1``, ``-0.0`` is not ``0.0``), so each
+    value is held once. What any state reads is unchanged, by value.
+
+    The table keeps up to ``limit`` values (then it starts again: values shared before stay
+    shared); it keeps the values it holds alive, so it belongs to one fold (an import's dry run)."""
+
+    __slots__ = ("_table", "limit", "shared")
+
+    LIMIT = 1 << 16
+    LONG = 64  # strings longer than this are left as they are (rarely repeated)
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._table: dict[Any, Any] = {}
+        self.limit = limit
+        self.shared = 0  # objects replaced by the table's (a measure)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def share(self, value: Any) -> Any:
+        """The table's object equal to ``value`` (``value`` itself, or a copy of it holding the
+        table's objects, kept as the table's from now on)."""
+        return self._share(value)[0]
+
+    def _share(self, v: Any) -> tuple[Any, Any]:
+        """(the shared object, its key), or (``v``, None) for a value it cannot key."""
+        t = type(v)
+        if t is str:
+            if len(v) > self.LONG:
+                return v, None
+            got = self._table.get(v)
+            if got is None:
+                self._put(v, v)
+                return v, v
+            if got is not v:
+                self.shared += 1
+            return got, got
+        if t is int or v is None:
+            return v, v
+        if t is bool:
+            return v, _TRUE if v else _FALSE
+        if t is float:
+            return v, (_FLOAT, repr(v))
+        if t is dict:
+            parts: list[Any] = [_DICT]
+            same = True
+            items = []
+            for k, x in v.items():
+                ck, kk = self._share(k)
+                cx, kx = self._share(x)
+                if kk is None or kx is None:
+                    return v, None
+                parts.append(kk)
+                parts.append(kx)
+                items.append((ck, cx))
+                same = same and ck is k and cx is x
+            return self._canon(v, tuple(parts), same, lambda: dict(items))
+        if t is list or t is tuple:
+            parts = [_LIST if t is list else _TUPLE]
+            same = True
+            out = []
+            for x in v:
+                cx, kx = self._share(x)
+                if kx is None:
+                    return v, None
+                parts.append(kx)
+                out.append(cx)
+                same = same and cx is x
+            return self._canon(v, tuple(parts), same, lambda: out if t is list else tuple(out))
+        return v, None
+
+    def _canon(self, v: Any, key: tuple[Any, ...], same: bool, rebuilt: Callable[[], Any]) -> tuple[Any, Any]:
+        got = self._table.get(key)
+        if got is not None:
+            if got is not v:
+                self.shared += 1
+            return got, key
+        mine = v if same else rebuilt()
+        self._put(key, mine)
+        return mine, key
+
+    def _put(self, key: Any, value: Any) -> None:
+        table = self._table
+        if len(table) >= self.limit:
+            table.clear()
+        table[key] = value
+
+    def _share_items(self, d: dict[str, Any]) -> dict[str, Any]:
+        """``d`` itself, or a dictionary like it holding the table's values (not kept)."""
+        out = None
+        for k, x in d.items():
+            shared = self.share(x)
+            if shared is not x:
+                if out is None:
+                    out = dict(d)
+                out[k] = shared
+        return d if out is None else out
+
+    def share_objects(self, creatures: Iterable[Any], encounters: Iterable[Any]) -> None:
+        """Give these creatures (only those marked shared: nobody changes them) and encounters
+        (only ended ones) the table's objects for the values they hold (see the class)."""
+        put = object.__setattr__
+        for c in creatures:
+            if not getattr(c, "shared", False):
+                continue
+            for name in slot_names(type(c)):
+                if name in ("id", "shared"):
+                    continue
+                value = getattr(c, name, _MISSING)
+                if value is _MISSING:
+                    continue
+                if name == "effects" and type(value) is list:
+                    # each state's copy of a creature copies its effects' dictionaries (and may
+                    # change those): what they hold is shared, not the dictionaries themselves
+                    effects = [self._share_items(e) if type(e) is dict else e for e in value]
+                    if any(a is not b for a, b in zip(effects, value, strict=True)):
+                        put(c, name, effects)
+                    continue
+                shared = self.share(value)
+                if shared is not value:
+                    put(c, name, shared)
+        for e in encounters:
+            if not _ended(e):
+                continue
+            for name in slot_names(type(e)):
+                value = getattr(e, name, _MISSING)
+                if value is _MISSING:
+                    continue
+                shared = self.share(value)
+                if shared is not value:
+                    put(e, name, shared)
+
+
+_TRUE, _FALSE, _FLOAT, _DICT, _LIST, _TUPLE = (object() for _ in range(6))  # keys' tags
 
 
 PointLoader = Callable[[int], tuple[Any, Orphans]]
@@ -464,6 +610,7 @@ class Series:
         "keep",
         "_unspilled",
         "_last",
+        "values",
     )
     REBUILT_KEPT = 4  # stored checkpoints kept rebuilt (as-of queries near a few places)
     SPILL_KEEP = 8  # with a spill: the newest checkpoints kept in memory (a correction's refold starts there)
@@ -476,8 +623,11 @@ class Series:
         rebuilt_kept: int | None = None,
         spill: Spill | None = None,
         keep: int | None = None,
+        values: Values | None = None,
     ) -> None:
         self.every = every
+        # with a table of values: the objects each checkpoint's delta holds share its values
+        self.values = values
         # each rebuilt checkpoint is a whole state of objects of its own (nothing shared)
         self.rebuilt_kept = self.REBUILT_KEPT if rebuilt_kept is None else rebuilt_kept
         self.full_every = max(1, full_every)
@@ -503,7 +653,9 @@ class Series:
         return (p for p in self.points if p is not None)
 
     def copy(self) -> Series:
-        out = Series(self.every, self.full_every, self.load, self.rebuilt_kept, self.spill, self.keep)
+        out = Series(
+            self.every, self.full_every, self.load, self.rebuilt_kept, self.spill, self.keep, self.values
+        )
         out.points = list(self.points)
         out.tip = self.tip
         out._unspilled = self._unspilled
@@ -545,6 +697,9 @@ class Series:
             # one is not read back for it)
             shared = before.delta if before is not None and type(before.delta) is Delta else None
             delta = delta_between(prev[1], state, shared)
+            if delta is not None and self.values is not None:
+                # (the creatures a checkpoint holds are shared: nobody changes them any more)
+                self.values.share_objects(delta.creatures.values(), delta.encounters.values())
         points = self.points
         if len(points) <= j:
             points.extend([None] * (j + 1 - len(points)))

@@ -61,6 +61,7 @@ from domain.checkpoints import (
     PointLoader,
     Series,
     Spill,
+    Values,
     alike_states,
     orphan_delta,
     partial_state,
@@ -239,6 +240,7 @@ class Ledger:
         self._loaders: dict[str, PointLoader] = {}  # rebuild persisted checkpoints, by series
         self._spill: Spill | None = None  # where older checkpoints go (``spill_checkpoints``)
         self._spill_keep: int | None = None
+        self._values: Values | None = None  # values shared by the checkpoints (``share_values``)
         self._checkpoints = Series(checkpoint_every, full_every)
         self._recorded = Series(checkpoint_every, full_every)  # what the table believed
         self._dirty_corrections = False
@@ -299,7 +301,14 @@ class Ledger:
         self.refolded_from = min(self.refolded_from, self.first_seq)
 
     def _series(self, load: PointLoader | None = None) -> Series:
-        return Series(self.checkpoint_every, self.full_every, load, spill=self._spill, keep=self._spill_keep)
+        return Series(
+            self.checkpoint_every,
+            self.full_every,
+            load,
+            spill=self._spill,
+            keep=self._spill_keep,
+            values=self._values,
+        )
 
     def spill_checkpoints(self, spill: Spill | None, keep: int | None = None) -> None:
         """Keep only the newest ``keep`` checkpoints of both series in memory (by default
@@ -311,6 +320,15 @@ class Ledger:
         for series in (self._checkpoints, self._recorded):
             series.spill = spill
             series.keep = max(1, Series.SPILL_KEEP if keep is None else keep)
+
+    def share_values(self, values: Values | None) -> None:
+        """Give the creatures and ended encounters of each new checkpoint the objects of
+        ``values`` for the values they hold (:class:`~domain.checkpoints.Values`: one object per
+        value, by value nothing changes), or stop (None). For a long fold whose every state is
+        kept until the end (an import's dry run); the table lives as long as the ledger keeps it.
+        Call it before folding."""
+        self._values = values
+        self._checkpoints.values = values
 
     @property
     def footprint(self) -> int:

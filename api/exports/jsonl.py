@@ -30,6 +30,7 @@ from typing import Any, overload
 
 from api.exports.source import CampaignSource
 from api.exports.story import Selection
+from domain.checkpoints import Values
 from domain.core import limits
 from domain.errors import DomainError
 from domain.ledger import Entry, Ledger
@@ -355,6 +356,8 @@ def read_export(
                 ledger.attach(out.facts.entries, window)
                 if checkpoints is not None:
                     ledger.spill_checkpoints(out.spill, checkpoints)
+                    # the states it keeps until the end hold each equal value once
+                    ledger.share_values(Values())
             elif obj.get("trailer") is True:
                 trailer = obj
                 _check_trailer(number, obj, len(out.facts), digest.hexdigest())

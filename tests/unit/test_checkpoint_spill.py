@@ -5,6 +5,7 @@ while only its newest checkpoints stay in memory (issue 21: an import's memory s
 from __future__ import annotations
 
 import copy
+import json
 import os
 import pickle
 import random
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from api.exports.jsonl import SpillFile
 from domain import checkpoints
-from domain.checkpoints import Delta, Series
+from domain.checkpoints import Delta, Series, Values
 from domain.core import state as core_state
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
 from tests.unit.test_state_snapshots import RULES, generated, readings, same
@@ -43,11 +44,14 @@ class CountingSpill(SpillFile):
         return super().get(key)
 
 
-def dry_run(source: Ledger, every: int, spill: SpillFile | None = None, keep: int = 1) -> Ledger:
+def dry_run(
+    source: Ledger, every: int, spill: SpillFile | None = None, keep: int = 1, values: Values | None = None
+) -> Ledger:
     """The facts of ``source`` folded one by one as an import's validation folds them."""
     out = Ledger(RULES, {}, first_seq=source.first_seq, checkpoint_every=every, full_every=4)
     if spill is not None:
         out.spill_checkpoints(spill, keep)
+    out.share_values(values)
     for e in source.entries:
         out.append_checked(Entry(e.seq, e.type, e.version, copy.deepcopy(e.payload), dict(e.meta)))
     return out
@@ -229,6 +233,65 @@ def test_a_refold_from_the_spill_leaves_no_copy_of_the_present_in_its_checkpoint
             assert now is e or not checkpoints._alike(now, e), k
         assert any(shared._state.encounters[k] is e for k, e in ended.items())
         assert rows(shared) == rows(unshared)
+    finally:
+        for spill in spills:
+            spill.close()
+
+
+def test_a_table_of_values_shares_only_what_is_equal_with_its_types_and_order() -> None:
+    """``Values.share`` gives one object per value: equal dictionaries, lists and strings become
+    one object, but ``True`` is not ``1``, ``-0.0`` is not ``0.0`` and key order counts (each
+    would read differently once dumped)."""
+    table = Values()
+    first = {"kind": "save_ends", "components": [{"ongoing": {"amount": 5}}], "tags": ("a", 1)}
+    again = json.loads(json.dumps(first))
+    again["tags"] = ("a", 1)
+    assert table.share(first) is first
+    assert table.share(again) is first
+    flag = {"kind": "save_ends", "components": [{"ongoing": {"amount": True}}], "tags": ("a", 1)}
+    assert table.share(flag) is flag
+    assert table.share([0.0]) is not table.share([-0.0])
+    assert table.share({"b": 1, "a": 2}) is not table.share({"a": 2, "b": 1})
+    word = "".join(["sa", "ve"])
+    assert table.share(word) is table.share("".join(["s", "ave"]))
+    # a value holding one it cannot key (an object) is left as it is
+    odd = {"x": object()}
+    assert table.share(odd) is odd
+    # a copy holding the table's objects is made when only the inner values were shared before
+    inner = {"amount": 7}
+    outer = {"ongoing": json.loads(json.dumps(inner))}
+    table.share(inner)
+    got = table.share(outer)
+    assert got == outer and got["ongoing"] is inner
+    assert table.shared > 0
+
+
+@SETTINGS
+@given(st.integers(200, 600), st.integers(0, 10**6), st.sampled_from([4, 8]), st.integers(1, 3))
+def test_a_dry_run_sharing_its_values_persists_and_reads_like_one_that_does_not(
+    size: int, seed: int, every: int, keep: int
+) -> None:
+    """The law of ``Ledger.share_values``: the checkpoints' creatures and ended encounters
+    holding the table's objects for equal values changes where a value lies, never what it is.
+    The persisted rows, the present, as-of answers and walks are those of the same dry run
+    without the table, and the campaign's creatures hold fewer distinct objects."""
+    source = generated(size, seed)
+    spills = [CountingSpill(), CountingSpill()]
+    try:
+        table = Values()
+        shared = dry_run(source, every, spills[0], keep, table)
+        plain = dry_run(source, every, spills[1], keep)
+        assert rows(shared) == rows(plain)
+        same(plain._state, shared._state, "present")
+        rng = random.Random(seed)
+        positions = sorted(rng.sample(range(source.first_seq, source.last_seq + 1), 4))
+        assert readings(shared, positions) == readings(plain, positions)
+        assert table.shared > 0
+
+        def distinct(lg: Ledger) -> int:
+            return len({id(c.abilities) for c in lg._state.creatures.values()})
+
+        assert distinct(shared) < distinct(plain)
     finally:
         for spill in spills:
             spill.close()
