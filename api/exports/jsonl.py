@@ -111,6 +111,9 @@ class ImportRefused(Exception):
 Fact = tuple[str, int, dict[str, Any], dict[str, Any]]  # type, version, payload, meta
 
 
+_MAX_SMALL_OFFSET = 2**32 - 1  # the largest offset an array("I") holds
+
+
 class CheckedFacts(Sequence[Fact]):
     """An import's validated facts, kept on disk instead of in memory.
 
@@ -126,12 +129,16 @@ class CheckedFacts(Sequence[Fact]):
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)
-        self._starts = array("q")  # byte offset of each fact
+        # byte offset of each fact: 4 bytes each while the file is under 4 GiB (at 300k facts,
+        # 1.2 MB less than 8), 8 bytes from then on
+        self._starts = array("I")
         self._end = 0  # byte offset after the last fact
         self._pending = bytearray()  # written at the end of the file, not there yet
 
     def add(self, fact: Fact) -> None:
         data = pickle.dumps(fact, pickle.HIGHEST_PROTOCOL)  # (a private file this process wrote)
+        if self._end > _MAX_SMALL_OFFSET and self._starts.typecode != "q":
+            self._starts = array("q", self._starts)
         self._starts.append(self._end)
         self._end += len(data)
         self._pending += data
