@@ -119,7 +119,7 @@ class CheckedFacts(Sequence[Fact]):
 
     Each fact is written, as the validation decoded it (upcast to the catalogue's current
     version and normalised), to a private temporary file (deleted when this is closed or
-    collected); only its byte offset stays in memory (8 bytes a fact). What is stored is then
+    collected); only its byte offset stays in memory (4 bytes a fact; 8 past 4 GiB). What is stored is then
     exactly what was validated, whatever happens to the input after. Iterating reads the file a
     block at a time; ``entries`` is the scratch ledger's loader (paged: it reads older facts
     back from here, not from a store that does not hold them yet).
