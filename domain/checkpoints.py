@@ -417,7 +417,13 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
         value = getattr(after, name)
         if shared_slots is not None and name in shared_slots.slots:
             old = shared_slots.slots[name]
-            if old is value or (type(old) is type(value) and old == value):
+            # (equal dictionaries in another order are not the same value: ``holders`` lists
+            # the creatures in the order reports follow)
+            if old is value or (
+                type(old) is type(value)
+                and old == value
+                and (type(old) is not dict or list(old) == list(value))
+            ):
                 value = old
         slots[name] = value
     return Delta(creatures, encounters, slots)

@@ -12,7 +12,7 @@ import random
 from typing import Any
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from api.exports.jsonl import SpillFile
@@ -68,6 +68,9 @@ def deltas_in_memory(series: Series) -> int:
 
 @SETTINGS
 @given(st.integers(200, 600), st.integers(0, 10**6), st.sampled_from([4, 8]), st.integers(1, 3))
+# (holders that came back in another order: a delta kept in memory took the one before's equal
+# dictionary, in its order -- equal dictionaries in another order are another value)
+@example(533, 398055, 4, 1)
 def test_a_spilled_dry_run_persists_and_reads_like_one_that_kept_every_checkpoint(
     size: int, seed: int, every: int, keep: int
 ) -> None:
