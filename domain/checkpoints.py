@@ -39,6 +39,7 @@ __all__ = [
     "Series",
     "Spill",
     "Spilled",
+    "Values",
     "alike_states",
     "apply_delta",
     "delta_between",
@@ -228,6 +229,151 @@ def unspilled(value: Any) -> Any:
     return value.load() if type(value) is Spilled else value
 
 
+class Values:
+    """One object per value among what the checkpoints of a fold hold and nobody changes any
+    more: a creature two states share (copy-on-write: its owner copies it before changing it,
+    and a copy shares every slot but ``effects``, so no slot's value is ever changed in place),
+    the values inside its effects, an ended encounter's slots. A long fold holds thousands of
+    equal dictionaries, lists and strings -- every monster of one kind its own ``abilities``
+    and ``defenses`` with their own key strings, every ended encounter's initiative entries --
+    each decoded from its own fact; :meth:`share_objects` gives each creature and ended
+    encounter the table's object for every value it already holds an equal one of (equal with
+    the same types, in the same order: ``True`` is not ``1``, ``-0.0`` is not ``0.0``), so each
+    value is held once. What any state reads is unchanged, by value.
+
+    The table keeps up to ``limit`` values (then it starts again: values shared before stay
+    shared); it keeps the values it holds alive, so it belongs to one fold (an import's dry run)."""
+
+    __slots__ = ("_table", "limit", "shared")
+
+    LIMIT = 1 << 16
+    LONG = 64  # strings longer than this are left as they are (rarely repeated)
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._table: dict[Any, Any] = {}
+        self.limit = limit
+        self.shared = 0  # objects replaced by the table's (a measure)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def share(self, value: Any) -> Any:
+        """The table's object equal to ``value`` (``value`` itself, or a copy of it holding the
+        table's objects, kept as the table's from now on)."""
+        return self._share(value)[0]
+
+    def _share(self, v: Any) -> tuple[Any, Any]:
+        """(the shared object, its key), or (``v``, None) for a value it cannot key."""
+        t = type(v)
+        if t is str:
+            if len(v) > self.LONG:
+                return v, None
+            got = self._table.get(v)
+            if got is None:
+                self._put(v, v)
+                return v, v
+            if got is not v:
+                self.shared += 1
+            return got, got
+        if t is int or v is None:
+            return v, v
+        if t is bool:
+            return v, _TRUE if v else _FALSE
+        if t is float:
+            return v, (_FLOAT, repr(v))
+        if t is dict:
+            parts: list[Any] = [_DICT]
+            same = True
+            items = []
+            for k, x in v.items():
+                ck, kk = self._share(k)
+                cx, kx = self._share(x)
+                if kk is None or kx is None:
+                    return v, None
+                parts.append(kk)
+                parts.append(kx)
+                items.append((ck, cx))
+                same = same and ck is k and cx is x
+            return self._canon(v, tuple(parts), same, lambda: dict(items))
+        if t is list or t is tuple:
+            parts = [_LIST if t is list else _TUPLE]
+            same = True
+            out = []
+            for x in v:
+                cx, kx = self._share(x)
+                if kx is None:
+                    return v, None
+                parts.append(kx)
+                out.append(cx)
+                same = same and cx is x
+            return self._canon(v, tuple(parts), same, lambda: out if t is list else tuple(out))
+        return v, None
+
+    def _canon(self, v: Any, key: tuple[Any, ...], same: bool, rebuilt: Callable[[], Any]) -> tuple[Any, Any]:
+        got = self._table.get(key)
+        if got is not None:
+            if got is not v:
+                self.shared += 1
+            return got, key
+        mine = v if same else rebuilt()
+        self._put(key, mine)
+        return mine, key
+
+    def _put(self, key: Any, value: Any) -> None:
+        table = self._table
+        if len(table) >= self.limit:
+            table.clear()
+        table[key] = value
+
+    def _share_items(self, d: dict[str, Any]) -> dict[str, Any]:
+        """``d`` itself, or a dictionary like it holding the table's values (not kept)."""
+        out = None
+        for k, x in d.items():
+            shared = self.share(x)
+            if shared is not x:
+                if out is None:
+                    out = dict(d)
+                out[k] = shared
+        return d if out is None else out
+
+    def share_objects(self, creatures: Iterable[Any], encounters: Iterable[Any]) -> None:
+        """Give these creatures (only those marked shared: nobody changes them) and encounters
+        (only ended ones) the table's objects for the values they hold (see the class)."""
+        put = object.__setattr__
+        for c in creatures:
+            if not getattr(c, "shared", False):
+                continue
+            for name in slot_names(type(c)):
+                if name in ("id", "shared"):
+                    continue
+                value = getattr(c, name, _MISSING)
+                if value is _MISSING:
+                    continue
+                if name == "effects" and type(value) is list:
+                    # each state's copy of a creature copies its effects' dictionaries (and may
+                    # change those): what they hold is shared, not the dictionaries themselves
+                    effects = [self._share_items(e) if type(e) is dict else e for e in value]
+                    if any(a is not b for a, b in zip(effects, value, strict=True)):
+                        put(c, name, effects)
+                    continue
+                shared = self.share(value)
+                if shared is not value:
+                    put(c, name, shared)
+        for e in encounters:
+            if not _ended(e):
+                continue
+            for name in slot_names(type(e)):
+                value = getattr(e, name, _MISSING)
+                if value is _MISSING:
+                    continue
+                shared = self.share(value)
+                if shared is not value:
+                    put(e, name, shared)
+
+
+_TRUE, _FALSE, _FLOAT, _DICT, _LIST, _TUPLE = (object() for _ in range(6))  # keys' tags
+
+
 PointLoader = Callable[[int], tuple[Any, Orphans]]
 """Rebuilds a stored checkpoint: position -> (a private copy of its state, its orphans)."""
 
@@ -271,7 +417,13 @@ def delta_between(before: Any, after: Any, shared_slots: Delta | None = None) ->
         value = getattr(after, name)
         if shared_slots is not None and name in shared_slots.slots:
             old = shared_slots.slots[name]
-            if old is value or (type(old) is type(value) and old == value):
+            # (equal dictionaries in another order are not the same value: ``holders`` lists
+            # the creatures in the order reports follow)
+            if old is value or (
+                type(old) is type(value)
+                and old == value
+                and (type(old) is not dict or list(old) == list(value))
+            ):
                 value = old
         slots[name] = value
     return Delta(creatures, encounters, slots)
@@ -302,24 +454,48 @@ def _check_known(before: Any, after: Any, cids: list[str], eids: list[str]) -> N
 
 def reshare(old: Any, new: Any) -> int:
     """After a refold: give ``new`` the very objects of ``old`` for the creatures that came out
-    equal by value, marked shared (copy-on-write), so that "which creatures changed" stays an
-    identity test across a correction (payloads, read models, checkpoint deltas). A refold
-    folds from a checkpoint -- a clone, or one rebuilt from storage -- so without this every
-    creature would look changed. Returns how many creatures were reshared."""
+    equal by value, marked shared (copy-on-write), and for the ended encounters that came out
+    equal (nothing changes an ended encounter: it is shared as it is), so that "which creatures
+    changed" stays an identity test across a correction (payloads, read models, checkpoint
+    deltas) and one value is held once. A refold folds from a checkpoint -- a clone, one
+    rebuilt from storage or from a spill (copies) -- so without this every creature would look
+    changed, and every checkpoint kept whole would hold copies of its own of what the present
+    holds. Returns how many objects were reshared."""
     if old is None or old is new:
         return 0
-    oc, nc = old.creatures, new.creatures
+    n = _share_alike(old, new.creatures, getattr(new, "encounters", None))
+    if n and hasattr(new, "untrack"):
+        new.untrack()  # creatures replaced outside a handler: the next clone checks them all
+    return n
+
+
+def _share_alike(canon: Any, creatures: dict[str, Any], encounters: dict[str, Any] | None) -> int:
+    """Put in ``creatures`` and ``encounters`` (a state's, or a delta's) the objects of the
+    state ``canon`` that read alike: creatures marked shared (copy-on-write: ``canon`` copies
+    one before changing it), ended encounters as they are. Returns how many were replaced."""
+    oc = canon.creatures
     n = 0
-    for cid, c in nc.items():
+    for cid, c in creatures.items():
         o = oc.get(cid)
         if o is not None and o is not c and _alike(o, c):
             if not o.shared:
                 object.__setattr__(o, "shared", True)
-            nc[cid] = o
+            creatures[cid] = o
             n += 1
-    if n and hasattr(new, "untrack"):
-        new.untrack()  # creatures replaced outside a handler: the next clone checks them all
+    oe = getattr(canon, "encounters", None)
+    if type(oe) is dict and type(encounters) is dict:
+        for eid, e in encounters.items():
+            o = oe.get(eid)
+            if o is not None and o is not e and _ended(o) and _ended(e) and _alike(o, e):
+                encounters[eid] = o
+                n += 1
     return n
+
+
+def _ended(e: Any) -> bool:
+    """An ended encounter: never changed again, so states share it as it is (an open one is
+    each state's own copy)."""
+    return getattr(e, "state", None) == "ended"
 
 
 def _alike(a: Any, b: Any) -> bool:
@@ -440,6 +616,7 @@ class Series:
         "keep",
         "_unspilled",
         "_last",
+        "values",
     )
     REBUILT_KEPT = 4  # stored checkpoints kept rebuilt (as-of queries near a few places)
     SPILL_KEEP = 8  # with a spill: the newest checkpoints kept in memory (a correction's refold starts there)
@@ -452,8 +629,11 @@ class Series:
         rebuilt_kept: int | None = None,
         spill: Spill | None = None,
         keep: int | None = None,
+        values: Values | None = None,
     ) -> None:
         self.every = every
+        # with a table of values: the objects each checkpoint's delta holds share its values
+        self.values = values
         # each rebuilt checkpoint is a whole state of objects of its own (nothing shared)
         self.rebuilt_kept = self.REBUILT_KEPT if rebuilt_kept is None else rebuilt_kept
         self.full_every = max(1, full_every)
@@ -479,7 +659,9 @@ class Series:
         return (p for p in self.points if p is not None)
 
     def copy(self) -> Series:
-        out = Series(self.every, self.full_every, self.load, self.rebuilt_kept, self.spill, self.keep)
+        out = Series(
+            self.every, self.full_every, self.load, self.rebuilt_kept, self.spill, self.keep, self.values
+        )
         out.points = list(self.points)
         out.tip = self.tip
         out._unspilled = self._unspilled
@@ -521,6 +703,9 @@ class Series:
             # one is not read back for it)
             shared = before.delta if before is not None and type(before.delta) is Delta else None
             delta = delta_between(prev[1], state, shared)
+            if delta is not None and self.values is not None:
+                # (the creatures a checkpoint holds are shared: nobody changes them any more)
+                self.values.share_objects(delta.creatures.values(), delta.encounters.values())
         points = self.points
         if len(points) <= j:
             points.extend([None] * (j + 1 - len(points)))
@@ -562,6 +747,27 @@ class Series:
                 delta = Spilled(spill, spill.put(p.delta))
                 points[k] = Point(p.seq, p.n, p.orphans, delta, p.full, p.through, p.stored)
         self._unspilled = max(self._unspilled, last + 1)
+
+    def reshare_kept(self, present: Any, old: Series | None = None) -> int:
+        """After a refold: what this series keeps in memory that ``old`` (the series it was
+        copied from) does not -- the refold's own whole states and deltas -- takes the objects
+        of ``present`` that read alike (:func:`reshare`), so that a checkpoint holds only what
+        differs from the present, not a copy of it (a refold folds on from objects rebuilt from
+        a spill or from storage, and :func:`reshare` gives the present the objects it had before
+        the refold, not the refold's). Every checkpoint reads as before, by value; a state
+        changed here forgets what its clones changed (``untrack``: the next delta from it
+        compares every creature). Returns how many objects were reshared."""
+        before = old.points if old is not None else []
+        n = 0
+        for j, p in enumerate(self.points):
+            if p is None:
+                continue
+            q = before[j] if j < len(before) else None
+            if p.full is not None and p.full is not present and (q is None or q.full is not p.full):
+                n += reshare(present, p.full)
+            if type(p.delta) is Delta and (q is None or q.delta is not p.delta):
+                n += _share_alike(present, p.delta.creatures, p.delta.encounters)
+        return n
 
     def settle(self, k: int) -> None:
         """A checkpoint followed by another lets its full state go, but at the full_every rhythm

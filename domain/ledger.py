@@ -62,6 +62,7 @@ from domain.checkpoints import (
     PointLoader,
     Series,
     Spill,
+    Values,
     alike_states,
     orphan_delta,
     partial_state,
@@ -245,6 +246,7 @@ class Ledger:
         self._loaders: dict[str, PointLoader] = {}  # rebuild persisted checkpoints, by series
         self._spill: Spill | None = None  # where older checkpoints go (``spill_checkpoints``)
         self._spill_keep: int | None = None
+        self._values: Values | None = None  # values shared by the checkpoints (``share_values``)
         self._checkpoints = Series(checkpoint_every, full_every)
         self._recorded = Series(checkpoint_every, full_every)  # what the table believed
         self._dirty_corrections = False
@@ -305,7 +307,14 @@ class Ledger:
         self.refolded_from = min(self.refolded_from, self.first_seq)
 
     def _series(self, load: PointLoader | None = None) -> Series:
-        return Series(self.checkpoint_every, self.full_every, load, spill=self._spill, keep=self._spill_keep)
+        return Series(
+            self.checkpoint_every,
+            self.full_every,
+            load,
+            spill=self._spill,
+            keep=self._spill_keep,
+            values=self._values,
+        )
 
     def spill_checkpoints(self, spill: Spill | None, keep: int | None = None) -> None:
         """Keep only the newest ``keep`` checkpoints of both series in memory (by default
@@ -317,6 +326,15 @@ class Ledger:
         for series in (self._checkpoints, self._recorded):
             series.spill = spill
             series.keep = max(1, Series.SPILL_KEEP if keep is None else keep)
+
+    def share_values(self, values: Values | None) -> None:
+        """Give the creatures and ended encounters of each new checkpoint the objects of
+        ``values`` for the values they hold (:class:`~domain.checkpoints.Values`: one object per
+        value, by value nothing changes), or stop (None). For a long fold whose every state is
+        kept until the end (an import's dry run); the table lives as long as the ledger keeps it.
+        Call it before folding."""
+        self._values = values
+        self._checkpoints.values = values
 
     @property
     def footprint(self) -> int:
@@ -1421,6 +1439,8 @@ class Ledger:
                     tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if first <= self.last_seq:
             reshare(self._state, state)  # what the correction did not change keeps its identity
+            # and the refold's checkpoints kept whole hold the present's objects, not copies
+            series.reshare_kept(state, self._checkpoints)
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first

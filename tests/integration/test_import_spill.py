@@ -64,3 +64,30 @@ def test_a_refused_file_deletes_the_spilled_checkpoints_too(monkeypatch: pytest.
     with pytest.raises(jsonl.ImportRefused, match="truncated"):
         jsonl.read_export(lines[:-1], checkpoints=1)  # no trailer
     assert len(spills) == 1 and spills[0].size > 0 and spills[0]._file.closed
+
+
+def test_the_dry_run_shares_values_while_it_folds_and_lets_the_table_go_once_validated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dry run's checkpoints share equal values through a table (``Ledger.share_values``)
+    while it folds; once the file is validated the table is let go (what it shared stays
+    shared), before the import stores anything."""
+    gen = CampaignGenerator(700, seed=6, corrections=0.05)
+    for _ in gen.facts():
+        pass
+    lines = list(jsonl.export_lines(CampaignSource("Shared", "stellar-winds", {}, {}, gen.ledger)))
+    tables: list[jsonl.Values] = []
+    real = jsonl.Values.__init__
+
+    def made(self: jsonl.Values, *args: Any) -> None:
+        real(self, *args)
+        tables.append(self)
+
+    monkeypatch.setattr(jsonl.Values, "__init__", made)
+    checked = jsonl.read_export(lines)
+    try:
+        assert len(tables) == 1 and tables[0].shared > 0
+        assert checked.ledger is not None and checked.ledger._values is None
+        assert checked.ledger._checkpoints.values is None
+    finally:
+        checked.close()

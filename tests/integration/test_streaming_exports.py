@@ -265,3 +265,23 @@ def test_a_validated_dry_run_keeps_no_window_of_facts(store: Settings) -> None:
     finally:
         app.close()
         fresh.close()
+
+
+def test_validated_facts_past_4_gib_of_offsets_read_back_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offsets take 4 bytes a fact until the file passes what 4 bytes hold (then 8): the
+    facts read back are the facts written on either side of the switch (the limit lowered)."""
+    monkeypatch.setattr(jsonl, "_MAX_SMALL_OFFSET", 300)
+    facts = [("T", 1, {"x": "y" * (k % 7)}, {"n": k}) for k in range(40)]
+    checked = jsonl.CheckedFacts()
+    try:
+        for fact in facts[:3]:
+            checked.add(fact)
+        assert checked._starts.typecode == "I"
+        for fact in facts[3:]:
+            checked.add(fact)
+        assert checked._starts.typecode == "q"
+        assert list(checked) == facts
+        assert [checked[k] for k in (0, 5, 39)] == [facts[0], facts[5], facts[39]]
+        assert [f for _, f in checked._read(2, 30)] == facts[2:30]
+    finally:
+        checked.close()
