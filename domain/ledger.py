@@ -99,7 +99,7 @@ RECORDED = "recorded"
 LOOKAHEAD = 1 << 62
 LOAD_FOLD_EVERY = 8192
 PAUSE_EVERY = 256  # Ledger.refold: facts folded between two calls of its ``pause``
-FULL_ROWS_MIN, FULL_ROWS_MAX = 4, 128  # bounds of ``Points.full_rhythm`` (checkpoints per stored full row)
+FULL_ROWS_MIN, FULL_ROWS_MAX = 4, 256  # bounds of ``Points.full_rhythm`` (checkpoints per stored full row)
 FULL_ROWS_DELTA = 16  # creatures and encounters a delta is taken to hold when none is in memory
 SNAPSHOT_FORMAT = 2  # the persisted form (bump when it changes: older rows are rebuilt)
 
