@@ -31,7 +31,7 @@ business; what is shared is the bookkeeping:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,3 +172,18 @@ def due(e: Effect, cid: str, boundary: str, timings: Timings, started: int) -> b
         applied = d.get("applied_turn")
         return started > (-1 if applied is None else int(applied))
     return True
+
+
+def with_implied(names: Iterable[str], conditions: Mapping[str, Any]) -> set[str]:
+    """``names`` and every condition they bring, directly or through others: each entry of the
+    ruleset's ``conditions`` table lists what it ``implies`` (a name the table does not know
+    brings nothing)."""
+    found = set(names)
+    stack = list(found)
+    while stack:
+        spec = conditions.get(stack.pop())
+        for implied in spec.implies if spec else ():
+            if implied not in found:
+                found.add(implied)
+                stack.append(implied)
+    return found

@@ -141,7 +141,21 @@ def test_the_action_limit_is_the_strictest_as_the_loop_over_every_condition_find
 
 @given(name=st.none() | st.sampled_from([*CONDITIONS, "not-a-condition"]))
 def test_the_unconscious_index_is_what_the_implications_bring(name: str | None) -> None:
-    assert (name in effects.BRINGS_UNCONSCIOUS) == effects._brings(name, "unconscious")
+    assert (name in effects.BRINGS_UNCONSCIOUS) == _brings(name, "unconscious")
+
+
+def _brings(name: Any, wanted: str) -> bool:
+    """Whether condition ``name`` is ``wanted`` or implies it, walked one implication at a time."""
+    stack, seen = [name], set()
+    while stack:
+        n = stack.pop()
+        if n == wanted:
+            return True
+        if n in seen or n not in CONDITIONS:
+            continue
+        seen.add(n)
+        stack.extend(CONDITIONS[n].implies)
+    return False
 
 
 def _conditions_by_walking(c: Any) -> set[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from domain.core import state as core
 from domain.core import xp
+from domain.core.effects import with_implied
 from domain.core.state import CreatureBase, TableState
 from domain.rulesets.orcus.tables import CONDITIONS, RANKS
 
@@ -110,15 +111,7 @@ class Creature(CreatureBase):
                 name = comp.get("condition")
                 if name:
                     found.add(name)
-        table = CONDITIONS[mode]
-        stack = list(found)
-        while stack:
-            cond = table.get(stack.pop())
-            for implied in cond.implies if cond else ():
-                if implied not in found:
-                    found.add(implied)
-                    stack.append(implied)
-        return found
+        return with_implied(found, CONDITIONS[mode])
 
 
 def new_creature(cid: str) -> Creature:

@@ -225,21 +225,10 @@ def fall_prone(state: Any, target: Any) -> None:
     apply(state, target, FELL_PRONE, source=target.id, ctx=None)
 
 
-def _brings(name: Any, wanted: str) -> bool:
-    """Whether condition ``name`` is ``wanted`` or implies it (A1.10)."""
-    stack, seen = [name], set()
-    while stack:
-        n = stack.pop()
-        if n == wanted:
-            return True
-        if n in seen or n not in CONDITIONS:
-            continue
-        seen.add(n)
-        stack.extend(CONDITIONS[n].implies)
-    return False
-
-
-BRINGS_UNCONSCIOUS = frozenset(n for n in CONDITIONS if _brings(n, "unconscious"))  # (an index)
+# the conditions that are or bring unconsciousness (A1.10; an index)
+BRINGS_UNCONSCIOUS = frozenset(
+    n for n in CONDITIONS if "unconscious" in core_effects.with_implied((n,), CONDITIONS)
+)
 
 # The bookkeeping every ruleset shares lives in domain/core/effects.py.
 find = core_effects.find

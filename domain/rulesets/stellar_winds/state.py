@@ -7,6 +7,7 @@ from typing import Any
 
 from domain.core import state as core
 from domain.core import xp
+from domain.core.effects import with_implied
 from domain.core.encounters import Encounter
 from domain.core.state import CreatureBase, TableState
 from domain.rulesets.stellar_winds.tables import CONDITIONS
@@ -178,30 +179,19 @@ class Creature(CreatureBase):
             for comp in eff["components"]:
                 cond = comp.get("condition")
                 if cond:
-                    with_implied = IMPLIED.get(cond)
-                    if with_implied is None:
+                    brought = IMPLIED.get(cond)
+                    if brought is None:
                         found.add(cond)  # (not a condition of the table: it brings nothing)
                     else:
-                        found |= with_implied
+                        found |= brought
         return found
 
 
 LIFE_CONDITIONS = ("dying", "knocked_out", "stabilized")  # life states that bring a condition
 
 
-def _implied(name: str) -> frozenset[str]:
-    """A condition and every condition it brings, directly or through others (A1.10)."""
-    found, stack = {name}, [name]
-    while stack:
-        cond = CONDITIONS.get(stack.pop())
-        for implied in cond.implies if cond else ():
-            if implied not in found:
-                found.add(implied)
-                stack.append(implied)
-    return frozenset(found)
-
-
-IMPLIED = {name: _implied(name) for name in CONDITIONS}  # each condition with what it brings
+# each condition with what it brings, directly or through others (A1.10)
+IMPLIED = {name: frozenset(with_implied((name,), CONDITIONS)) for name in CONDITIONS}
 
 
 def new_creature(cid: str) -> Creature:
