@@ -97,8 +97,11 @@ def dumps(value: Any) -> str:
     unless it cannot tell or write the value as the json module does: it refuses keys that are
     not strings, integers past 64 bits, lone surrogates and any type it is not given plainly
     (then the json module writes it), and it writes NaN and infinities as ``null``, so text with a
-    ``null`` in it is written again by the json module, which marks them (below). (One value the
-    json module refuses is written: a ``uuid.UUID``, as its text. Rows hold JSON data only.)"""
+    ``null`` in it is written again by the json module, which marks them (below). Either way the
+    value written is the same; the text may differ (orjson writes ``1e-7`` where the json module
+    writes ``1e-07``), so compare rows by value, never by text. (Values the json module refuses
+    that orjson writes: a ``uuid.UUID``, as its text, and an ``enum.Enum`` member, as its value.
+    Rows hold JSON data only.)"""
     try:
         text = orjson.dumps(value, option=_ORJSON_PLAIN).decode()
     except TypeError:  # (orjson.JSONEncodeError is one)

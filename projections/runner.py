@@ -357,8 +357,11 @@ class Follower:
                     "rebuild or a repair): resyncing"
                 )
                 self._positions = None
-        except BaseException:
+        except BaseException as exc:
             self._positions = None  # the ledgers may be ahead of the views now
+            if writer.error is not None and writer.error is not exc:
+                # the fold failed too: its error is raised, the writer's is not lost
+                logger.error("writing the read models failed while the fold failed: %r", writer.error)
             raise
         return len(notifications)
 
