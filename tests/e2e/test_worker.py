@@ -32,16 +32,21 @@ ABILITIES = {"str": 12, "con": 14, "dex": 14, "int": 10, "wis": 10, "cha": 10}
 DEFENSES = {"ac": 18, "fort": 15, "ref": 15, "will": 14}
 
 
-def worker(store: Settings, batch_size: int) -> subprocess.Popen[bytes]:
+def chronicle(store: Settings, command: str, batch_size: int) -> subprocess.Popen[bytes]:
+    """``chronicle <command> --batch-size N`` (worker, rebuild) on ``store``, as this run's app."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
     env.update(CHRONICLE_DATABASE_URL=store.database_url, PGAPPNAME=APP_NAME, CHRONICLE_LOG_LEVEL="warning")
     return subprocess.Popen(
-        [sys.executable, "-m", "api.cli.main", "worker", "--batch-size", str(batch_size)],
+        [sys.executable, "-m", "api.cli.main", command, "--batch-size", str(batch_size)],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
+
+
+def worker(store: Settings, batch_size: int) -> subprocess.Popen[bytes]:
+    return chronicle(store, "worker", batch_size)
 
 
 def stop(process: subprocess.Popen[bytes]) -> str:
@@ -190,18 +195,6 @@ def test_worker_survives_losing_its_connections(postgres_store: Settings) -> Non
     assert "retrying" in output or "LISTEN connection lost" in output, output
 
 
-def rebuild_process(store: Settings, batch_size: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLE_")}
-    env.update(CHRONICLE_DATABASE_URL=store.database_url, PGAPPNAME=APP_NAME, CHRONICLE_LOG_LEVEL="warning")
-    return subprocess.Popen(
-        [sys.executable, "-m", "api.cli.main", "rebuild", "--batch-size", str(batch_size)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-
-
 def test_kill_9_mid_rebuild_of_one_campaign_then_resume(postgres_store: Settings) -> None:
     """``chronicle rebuild`` of one campaign commits the history and log rows while it folds (a
     writer thread) and the creature and encounter rows last: killed in the middle, every
@@ -216,7 +209,7 @@ def test_kill_9_mid_rebuild_of_one_campaign_then_resume(postgres_store: Settings
         assert head is not None and head > 4000
         wiring.rebuild(postgres_store, application=app, overlap=False)
         whole = views.dump(written_at=False)
-        process = rebuild_process(postgres_store, batch_size=100)
+        process = chronicle(postgres_store, "rebuild", batch_size=100)
         try:
             until(lambda: 0 < views.tracking()["facts"] < head, interval=0.002)
             os.kill(process.pid, signal.SIGKILL)

@@ -18,9 +18,9 @@ import pytest
 from api.service import application as service
 from api.service.settings import Settings
 from api.service.store import open_application
-from bench.generator import CampaignGenerator
 from domain.ledger import Ledger
 from domain.rulesets import get_ruleset
+from tests.stored_campaigns import generated_facts, stored_campaign
 
 RULES = get_ruleset("stellar-winds")
 HEADER = {"name": "Freeze", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
@@ -35,16 +35,10 @@ class Node:
 def test_cyclic_garbage_dropped_during_a_cold_load_is_still_collected(
     sqlite_store: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gen = CampaignGenerator(600, seed=5)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(600, seed=5)
     monkeypatch.setattr(service, "LOAD_PAGE", 97)
     monkeypatch.setattr(service, "FREEZE_AFTER", 150)
-    settings = Settings(database_url=sqlite_store.database_url, snapshot_every=0)
-    writer = open_application(settings)
-    try:
-        cid = writer.import_campaign(HEADER, facts)
-    finally:
-        writer.close()
+    settings, cid = stored_campaign(sqlite_store.database_url, HEADER, facts)
 
     app = open_application(settings)
     dropped: list[weakref.ref[Any]] = []
@@ -82,8 +76,7 @@ def test_a_cold_load_restored_from_a_snapshot_freezes_the_heap_it_built(
     campaign is served) is frozen like one folded from its facts: no full collection walks it
     again. (It was not: in a bench session at 100k facts, gen-2 collections of 100-260 ms each.)
     The garbage dropped before the freeze is collected, not frozen."""
-    gen = CampaignGenerator(400, seed=5)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(400, seed=5)
     writer = open_application(sqlite_store)
     try:
         cid = writer.import_campaign(HEADER, facts)
@@ -130,15 +123,9 @@ def test_a_cold_load_folds_with_the_collector_paused_then_resumes_it(
 ) -> None:
     """The load's burst of long-lived objects is not answered with collections (``gc_paused``
     around ``Ledger.load``); the collector runs again once the campaign is loaded."""
-    gen = CampaignGenerator(300, seed=5)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(300, seed=5)
     monkeypatch.setattr(service, "LOAD_PAGE", 97)
-    settings = Settings(database_url=sqlite_store.database_url, snapshot_every=0)
-    writer = open_application(settings)
-    try:
-        cid = writer.import_campaign(HEADER, facts)
-    finally:
-        writer.close()
+    settings, cid = stored_campaign(sqlite_store.database_url, HEADER, facts)
     app = open_application(settings)
     enabled: list[bool] = []
     fold = Ledger._fold_resolved

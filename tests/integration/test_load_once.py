@@ -20,10 +20,10 @@ import pytest
 from api.service import application as service
 from api.service.settings import Settings
 from api.service.store import open_application
-from bench.generator import CampaignGenerator
 from domain.ledger import Entry, Ledger
 from domain.rulesets import get_ruleset
 from domain.rulesets import summary as whole_state
+from tests.stored_campaigns import generated_facts, stored_campaign
 
 RULES = get_ruleset("stellar-winds")
 HEADER = {"name": "Load once", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
@@ -72,20 +72,15 @@ def folded_in_memory(facts: list[tuple[str, int, dict[str, Any], dict[str, Any]]
 def test_a_cold_load_reads_each_stored_fact_once_and_folds_like_memory(
     store: Settings, monkeypatch: pytest.MonkeyPatch, window: int
 ) -> None:
-    gen = CampaignGenerator(FACTS, seed=3)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(FACTS, seed=3)
     # and a late revocation of an early action, with its consequences: it reaches back ~2,400
     # facts, past any window here, and orphans what came of it
     early = next(k for k, f in enumerate(facts) if f[0] == "ExperienceAwarded") + 2
     revoke = {"target": early, "reason": "misremembered", "cascade": "consequences"}
     facts.append(("FactRevoked", 1, revoke, {}))
     monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
-    settings = Settings(database_url=store.database_url, ledger_window=window, snapshot_every=0)
-    writer = open_application(settings)  # no snapshot: the load folds every fact
-    try:
-        cid: UUID = writer.import_campaign(HEADER, facts)
-    finally:
-        writer.close()
+    # no snapshot: the load folds every fact
+    settings, cid = stored_campaign(store.database_url, HEADER, facts, ledger_window=window)
     reference = folded_in_memory(facts)
     assert reference.resolution.revoked and reference.resolution.amended and reference.orphans
     assert reference.resolution.revoked[early] == len(facts) + 1
@@ -117,15 +112,9 @@ def test_a_store_error_while_reading_ahead_fails_the_load_and_caches_nothing(
     the corrections are read): a store that fails on a page fails the load with the store's
     own error (not a hang, not a short campaign), nothing is cached, and the next load reads
     the whole campaign."""
-    gen = CampaignGenerator(600, seed=5)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(600, seed=5)
     monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
-    settings = Settings(database_url=store.database_url, snapshot_every=0)
-    writer = open_application(settings)
-    try:
-        cid: UUID = writer.import_campaign(HEADER, facts)
-    finally:
-        writer.close()
+    settings, cid = stored_campaign(store.database_url, HEADER, facts)
 
     app = open_application(settings)
     try:
@@ -164,15 +153,9 @@ def test_a_store_error_while_reading_the_corrections_waits_for_the_first_page_an
     """The first page is read on a thread while the corrections are read: when their query
     fails, the load fails with its error once the page's read is over (no read left running),
     nothing is cached, and the next load reads the whole campaign."""
-    gen = CampaignGenerator(300, seed=5)
-    facts = [(t, RULES.catalogue.version(t), p, m) for t, p, m in gen.facts()]
+    facts = generated_facts(300, seed=5)
     monkeypatch.setattr(service, "LOAD_PAGE", PAGE)
-    settings = Settings(database_url=store.database_url, snapshot_every=0)
-    writer = open_application(settings)
-    try:
-        cid: UUID = writer.import_campaign(HEADER, facts)
-    finally:
-        writer.close()
+    settings, cid = stored_campaign(store.database_url, HEADER, facts)
 
     app = open_application(settings)
     try:

@@ -194,6 +194,49 @@ def _served(app: ChronicleApplication) -> Iterator[str]:
         thread.join(15)
 
 
+class _Held:
+    """Mutations held inside the (synchronous) application: each one that reaches
+    ``record_many`` counts itself in ``inside``, releases ``entered`` and waits for ``release``."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.inside = 0
+        self.entered = threading.Semaphore(0)
+        self.release = threading.Event()
+
+
+@contextlib.contextmanager
+def _holding_record_many(app: ChronicleApplication) -> Iterator[_Held]:
+    """``app.record_many`` held (see :class:`_Held`) inside the block, restored after it."""
+    held = _Held()
+    original = app.record_many
+
+    def held_record_many(*args: Any, **kwargs: Any) -> Any:
+        with held.lock:
+            held.inside += 1
+        held.entered.release()
+        assert held.release.wait(60), "never released"
+        return original(*args, **kwargs)
+
+    app.record_many = held_record_many  # type: ignore[method-assign]
+    try:
+        yield held
+    finally:
+        held.release.set()
+        app.record_many = original  # type: ignore[method-assign]
+
+
+def _deal_one_damage(url: str, cid: str, vex: str, gm: str, key: str) -> None:
+    """One ``dealDamage`` of 1 to Vex on a connection of its own; it must be accepted."""
+    with httpx.Client(base_url=url, timeout=90) as own:
+        out = GQL(own).mutate(
+            "dealDamage",
+            {"campaignId": gid("Campaign", cid, cid), "characterId": vex, "amount": 1, "idempotencyKey": key},
+            gm,
+        )
+        assert out["userErrors"] == [], out
+
+
 def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: ChronicleApplication) -> None:
     """Every store call runs in a worker thread: with N mutations blocked inside the (synchronous)
     application, the event loop still answers /healthz. No timing: the mutations are held on an
@@ -203,47 +246,24 @@ def test_healthz_answers_while_mutations_wait_in_the_thread_pool(memory_app: Chr
         g = GQL(http)
         cid, gm = create_campaign(g)
         vex = pc(g, cid, gm, "Vex")
-
-        inside = threading.Semaphore(0)
-        release = threading.Event()
         finished: list[int] = []
-        original = memory_app.record_many
-
-        def slow_record_many(*args: Any, **kwargs: Any) -> Any:
-            inside.release()
-            assert release.wait(30), "never released"
-            return original(*args, **kwargs)
-
-        memory_app.record_many = slow_record_many  # type: ignore[method-assign]
 
         def mutate(i: int) -> None:
-            with httpx.Client(base_url=url, timeout=60) as own:
-                out = GQL(own).mutate(
-                    "dealDamage",
-                    {
-                        "campaignId": gid("Campaign", cid, cid),
-                        "characterId": vex,
-                        "amount": 1,
-                        "idempotencyKey": f"storm-{i}",
-                    },
-                    gm,
-                )
-                assert out["userErrors"] == [], out
+            _deal_one_damage(url, cid, vex, gm, f"storm-{i}")
             finished.append(i)
 
-        with ThreadPoolExecutor(n) as pool:
+        with ThreadPoolExecutor(n) as pool, _holding_record_many(memory_app) as held:
             futures = [pool.submit(mutate, i) for i in range(n)]
             for _ in range(n):  # all n mutations are now inside the application, blocked
-                assert inside.acquire(timeout=30), "mutations did not reach the application"
+                assert held.entered.acquire(timeout=30), "mutations did not reach the application"
             health = http.get("/healthz")
             in_flight_at_answer = n - len(finished)
-            release.set()
+            held.release.set()
             for future in futures:
                 future.result()
         assert health.status_code == 200
         assert in_flight_at_answer == n  # /healthz answered while all n were in flight
         assert len(finished) == n
-        memory_app.record_many = original  # type: ignore[method-assign]
         assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
 
 
@@ -263,52 +283,22 @@ def test_operations_past_the_thread_pool_wait_in_line_and_are_all_answered(
         g = GQL(http)
         cid, gm = create_campaign(g)
         vex = pc(g, cid, gm, "Vex")
-        lock = threading.Lock()
-        inside = [0]
-        entered = threading.Semaphore(0)
-        release = threading.Event()
-        original = memory_app.record_many
-
-        def held_record_many(*args: Any, **kwargs: Any) -> Any:
-            with lock:
-                inside[0] += 1
-            entered.release()
-            assert release.wait(60), "never released"
-            return original(*args, **kwargs)
-
-        memory_app.record_many = held_record_many  # type: ignore[method-assign]
-
-        def mutate(i: int) -> None:
-            with httpx.Client(base_url=url, timeout=90) as own:
-                out = GQL(own).mutate(
-                    "dealDamage",
-                    {
-                        "campaignId": gid("Campaign", cid, cid),
-                        "characterId": vex,
-                        "amount": 1,
-                        "idempotencyKey": f"line-{i}",
-                    },
-                    gm,
-                )
-                assert out["userErrors"] == [], out
-
-        with ThreadPoolExecutor(n) as pool:
-            futures = [pool.submit(mutate, i) for i in range(n)]
+        with ThreadPoolExecutor(n) as pool, _holding_record_many(memory_app) as held:
+            futures = [pool.submit(_deal_one_damage, url, cid, vex, gm, f"line-{i}") for i in range(n)]
             for _ in range(OPERATION_THREADS):  # every thread holds one now
-                assert entered.acquire(timeout=30), "mutations did not reach the application"
+                assert held.entered.acquire(timeout=30), "mutations did not reach the application"
             # the others wait in line for a thread (read, not timed: all n were sent)
             assert eventually(lambda: schema._POOL._work_queue.qsize() == extra, 30), (
                 "the operations past the pool's threads did not wait in line for one"
             )
             assert http.get("/healthz").status_code == 200
-            with lock:
-                held = inside[0]
-            release.set()
+            with held.lock:
+                inside_while_held = held.inside
+            held.release.set()
             for future in futures:
                 future.result()
-        assert held == OPERATION_THREADS
-        assert inside[0] == n
-        memory_app.record_many = original  # type: ignore[method-assign]
+        assert inside_while_held == OPERATION_THREADS
+        assert held.inside == n
         assert memory_app.summary(memory_app_campaign(cid))["creatures"]["vex"]["hp"] == 30 - n
 
 
