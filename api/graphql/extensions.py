@@ -312,7 +312,7 @@ class Combined(SchemaExtension):
                 next(gen)
                 entered.append(gen)
         except BaseException as exc:
-            raise (_unwind(entered, exc) or exc) from None
+            raise _unwind(entered, exc) or exc
         try:
             yield
         except BaseException as exc:
@@ -321,7 +321,7 @@ class Combined(SchemaExtension):
                 return  # a hook handled it
             if left is exc:
                 raise
-            raise left from None
+            raise left
         left = _unwind(entered, None)
         if left is not None:
             raise left

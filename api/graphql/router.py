@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from cross_web import HTTPException
@@ -96,11 +96,28 @@ class GraphQLPost:
     would call it (the same context, a fresh sub-response, background tasks, Strawberry's 4xx
     as plain text), without FastAPI's routing and dependency solving on the way: that was a
     tenth of a mutation's CPU (py-spy, 50 writers). Everything else (GET, WebSocket, other
-    paths) goes on to the app. Sits inside ``BodySizeLimit`` and ``RequestContext``."""
+    paths) goes on to the app. Sits inside ``BodySizeLimit`` and ``RequestContext``, outside the
+    app's exception middleware: an exception escaping the router is answered by the app's own
+    handler for it (``handlers``: the app's ``exception_handlers``, read when it is raised: a store
+    error is 503 ``STORE_UNAVAILABLE`` here as on the FastAPI route), else it propagates."""
 
-    def __init__(self, app: ASGIApp, router: ChronicleRouter, path: str = "/graphql") -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        router: ChronicleRouter,
+        path: str = "/graphql",
+        handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] | None = None,
+    ) -> None:
         self.app, self.router, self.path = app, router, path
+        self.handlers = {} if handlers is None else handlers
         self.route = next(r for r in router.routes if isinstance(r, APIRoute) and "POST" in (r.methods or ()))
+
+    def _handler(self, exc: Exception) -> Callable[[Request, Exception], Awaitable[Response]] | None:
+        for cls in type(exc).__mro__:  # the nearest class with a handler, as Starlette looks
+            handler = self.handlers.get(cls)
+            if handler is not None:
+                return handler
+        return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
@@ -120,6 +137,11 @@ class GraphQLPost:
             response = await router.run(request, context=context, root_value=None)
         except HTTPException as e:
             response = PlainTextResponse(e.reason, status_code=e.status_code)
+        except Exception as exc:
+            handler = self._handler(exc)
+            if handler is None:
+                raise
+            response = await handler(request, exc)
         if response.background is None:
             response.background = background
         await response(scope, receive, send)

@@ -96,7 +96,7 @@ def create_app(settings: Settings, application: ChronicleApplication | None = No
     graphql: GraphQLRouter[Any, None] = graphql_router(chronicle, settings, ide_page=graphiql.page())
     app.include_router(graphql, prefix="/graphql")
     # innermost of these three (added first): POST /graphql without FastAPI's routing
-    app.add_middleware(GraphQLPost, router=graphql, path="/graphql")
+    app.add_middleware(GraphQLPost, router=graphql, path="/graphql", handlers=app.exception_handlers)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(observability.RequestContext)  # outermost: request id, access log, HTTP metrics
     graphiql.mount(app)  # GraphiQL's assets, served here (works offline): api/http/graphiql.py

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from eventsourcing.persistence import IntegrityError, InterfaceError
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from api.graphql.router import GraphQLPost
+from api.graphql.router import ChronicleRouter, GraphQLPost
 from api.http.app import create_app
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
@@ -92,3 +93,34 @@ def test_a_fast_path_request_is_counted_under_its_route(clients: tuple[TestClien
     before = count()
     fast.post("/graphql", json={"query": "{ __typename }"})
     assert count() == before + 1
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (InterfaceError("the connection is closed"), 503, "STORE_UNAVAILABLE"),
+        (IntegrityError("a constraint failed"), 500, "INTERNAL_SERVER_ERROR"),
+    ],
+    ids=["an outage", "another store error"],
+)
+def test_a_store_error_escaping_the_router_is_answered_as_the_fastapi_route_answers_it(
+    clients: tuple[TestClient, TestClient],
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    status: int,
+    code: str,
+) -> None:
+    """Outside the app's exception middleware, the fast path hands an exception escaping the
+    router to the app's own handler: a store outage is 503 STORE_UNAVAILABLE (retryable), not a
+    plain 500."""
+    fast, slow = clients
+
+    async def failing(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    monkeypatch.setattr(ChronicleRouter, "run", failing)
+    sent = {"content-type": "application/json"}
+    raw = json.dumps({"query": "{ campaigns { name } }"}).encode()
+    answer = _answer(fast, raw, sent)
+    assert answer == _answer(slow, raw, sent)
+    assert answer[0] == status and answer[2]["error"]["code"] == code
