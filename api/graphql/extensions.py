@@ -312,7 +312,10 @@ class Combined(SchemaExtension):
                 next(gen)
                 entered.append(gen)
         except BaseException as exc:
-            raise _unwind(entered, exc) or exc
+            left = _unwind(entered, exc)
+            if left is None or left is exc:
+                raise
+            raise left from exc
         try:
             yield
         except BaseException as exc:
@@ -321,7 +324,7 @@ class Combined(SchemaExtension):
                 return  # a hook handled it
             if left is exc:
                 raise
-            raise left
+            raise left from exc
         left = _unwind(entered, None)
         if left is not None:
             raise left
