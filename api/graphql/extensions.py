@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import inspect
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from graphql import (
     DocumentNode,
@@ -202,7 +203,7 @@ def extensions(
 ) -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
     limit_rules = [depth_rule(max_depth, _ignore_introspection), aliases_rule(max_aliases)]
     costs = CostCache()  # one per schema, shared by its requests
-    validated: dict[tuple[str, tuple[Any, ...]], list[GraphQLError]] = {}  # likewise
+    validated: Recent[tuple[str, tuple[Any, ...]], list[GraphQLError]] = Recent(VALIDATED_MAX)  # likewise
     found: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         FreshCache,
         OperationMetrics,
@@ -226,14 +227,55 @@ def extensions(
 
 VALIDATED_MAX = 512
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """A bounded mapping that forgets the least recently used entry when full (as Strawberry's
+    ``ParserCache``, an ``lru_cache``, does): a burst of odd documents evicts the odd ones first
+    and the few documents companion apps send over and over stay (emptying a full cache made
+    every app's documents pay again). Shared by an operation's threads: one lock."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._entries: dict[K, V] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._entries.pop(key, None)
+            if value is not None:
+                self._entries[key] = value  # now the most recent
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            entries = self._entries
+            entries.pop(key, None)
+            if len(entries) >= self.maxsize:
+                del entries[next(iter(entries))]  # the least recently used
+            entries[key] = value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def keys(self) -> list[K]:
+        """The keys, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
 
 class ValidationByText(SchemaExtension):
     """Strawberry's ``ValidationCache``, keyed by the document's text instead of the parsed
     document: its key hashed the whole syntax tree on every request (graphql-core's nodes hash
     field by field), a tenth of what validating it costs. The same text parses to the same
-    document (``ParserCache``), so the text stands for it. Bounded: a full cache is emptied."""
+    document (``ParserCache``), so the text stands for it. Bounded (:class:`Recent`)."""
 
-    def __init__(self, found: dict[tuple[str, tuple[Any, ...]], list[GraphQLError]]) -> None:
+    def __init__(self, found: Recent[tuple[str, tuple[Any, ...]], list[GraphQLError]]) -> None:
         self.found = found
 
     def on_validate(self) -> Iterator[None]:
@@ -243,9 +285,7 @@ class ValidationByText(SchemaExtension):
         if errors is None:
             errors = validate_document(ec.schema._schema, ec.graphql_document, rules)
             if query is not None:
-                if len(self.found) >= VALIDATED_MAX:
-                    self.found.clear()
-                self.found[(query, rules)] = errors
+                self.found.put((query, rules), errors)
         ec.pre_execution_errors = errors
         yield
 
@@ -444,13 +484,14 @@ COST_CACHE_SIZE = 512
 class CostCache:
     """Estimated costs per document, operation and the values of the variables the estimate read
     (page sizes): companion apps send the same few documents over and over, and the estimate
-    walked each one on every request. Bounded: a full cache is emptied (odd documents cannot
-    grow it)."""
+    walked each one on every request. Bounded (:class:`Recent`, both the documents and each
+    one's variable values): odd documents cannot grow it, nor evict the usual ones first."""
 
     def __init__(self, maxsize: int = COST_CACHE_SIZE) -> None:
         self.maxsize = maxsize
         # (query, operation) -> (variables read, {their values: cost})
-        self._costs: dict[tuple[str, str | None], tuple[tuple[str, ...], dict[tuple[str, ...], int]]] = {}
+        self._costs: Recent[tuple[str, str | None], tuple[tuple[str, ...], Recent[tuple[str, ...], int]]]
+        self._costs = Recent(maxsize)
         self.hits = 0
 
     def cost(
@@ -466,19 +507,15 @@ class CostCache:
         values = variables or {}
         found = self._costs.get((query, operation_name))
         if found is not None:
-            key = tuple(repr(values.get(name)) for name in found[0])
-            cost = found[1].get(key)
+            cost = found[1].get(tuple(repr(values.get(name)) for name in found[0]))
             if cost is not None:
                 self.hits += 1
                 return cost
         cost, read = _estimate(schema, document, operation_name, values)
-        if len(self._costs) >= self.maxsize:
-            self._costs.clear()
-        entry = self._costs.setdefault((query, operation_name), (read, {}))
-        if entry[0] == read:
-            if len(entry[1]) >= self.maxsize:
-                entry[1].clear()
-            entry[1][tuple(repr(values.get(name)) for name in read)] = cost
+        if found is None or found[0] != read:
+            found = (read, Recent(self.maxsize))
+            self._costs.put((query, operation_name), found)
+        found[1].put(tuple(repr(values.get(name)) for name in read), cost)
         return cost
 
 

@@ -56,27 +56,32 @@ class PlannedInput:
 
     def __init__(self, definition: StrawberryObjectDefinition) -> None:
         self.definition = definition
-        self.plan: list[tuple[str, str, Convert]] | None = None
-        self.defaults: dict[str, None] = {}
-
-    def _make_plan(self, context: Any) -> list[tuple[str, str, Convert]]:
-        definition, config, registry = self.definition, context.config, context.scalar_registry
         self.defaults = {
             f.python_name: None
             for f in definition.fields
             if f.default_value is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         }
+        # One plan per schema the type serves: the names come from the schema's config, the
+        # scalars from its registry (two schemas may share an input type and differ in both).
+        # Keyed by the config's identity; the entry holds the config so that it stays unique.
+        self.plans: dict[int, tuple[Any, Any, list[tuple[str, str, Convert]]]] = {}
+
+    def _make_plan(self, context: Any) -> list[tuple[str, str, Convert]]:
+        definition, config, registry = self.definition, context.config, context.scalar_registry
         plan = []
         for field in definition.fields:
             name = config.name_converter.from_field(field)
             type_ = field.resolve_type(type_definition=definition)
             plan.append((name, field.python_name, _converter(type_, registry, name)))
+        self.plans[id(config)] = (config, registry, plan)
         return plan
 
     def __call__(self, cls: type, value: Mapping[str, Any], context: Any) -> Any:
-        plan = self.plan
-        if plan is None:
-            plan = self.plan = self._make_plan(context)
+        found = self.plans.get(id(context.config))
+        if found is not None and found[1] is context.scalar_registry:
+            plan = found[2]
+        else:
+            plan = self._make_plan(context)
         kwargs: dict[str, Any] = dict(self.defaults)
         for name, python_name, convert in plan:
             if name in value:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strawberry.extensions import SchemaExtension
 
-from api.graphql.extensions import Combined, ValidationByText
+from api.graphql.extensions import Combined, Recent, ValidationByText
 
 
 def _recorder(name: str, log: list[str], *, refuse: str = "", swallow: bool = False) -> type[SchemaExtension]:
@@ -109,7 +109,7 @@ def test_a_hook_that_is_no_generator_is_refused() -> None:
 
 
 def test_validation_by_text_refuses_a_cached_invalid_document_and_runs_a_valid_one() -> None:
-    found: dict[Any, Any] = {}
+    found: Recent[Any, Any] = Recent(8)
     schema = strawberry.Schema(query=Query, extensions=[lambda: ValidationByText(found)])
     for _ in range(3):
         bad = asyncio.run(schema.execute("{ nope }"))
@@ -117,3 +117,27 @@ def test_validation_by_text_refuses_a_cached_invalid_document_and_runs_a_valid_o
         good = asyncio.run(schema.execute("{ ok }"))
         assert good.data == {"ok": 1} and not good.errors
     assert len(found) == 2  # one entry per text
+
+
+def test_a_full_validation_cache_forgets_the_least_recently_used_document() -> None:
+    """A burst of odd documents evicts the odd ones; the document sent over and over stays."""
+    found: Recent[Any, Any] = Recent(3)
+    schema = strawberry.Schema(query=Query, extensions=[lambda: ValidationByText(found)])
+    usual = "{ ok }"
+    for k in range(10):
+        assert asyncio.run(schema.execute(usual)).data == {"ok": 1}
+        asyncio.run(schema.execute(f"query Odd{k} {{ ok }}"))
+        assert len(found) <= 3
+        assert any(key[0] == usual for key in found.keys())
+    assert not any(key[0] == "query Odd0 { ok }" for key in found.keys())
+
+
+def test_recent_evicts_in_order_of_last_use() -> None:
+    cache: Recent[str, int] = Recent(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # a is now the most recent
+    cache.put("c", 3)  # evicts b
+    assert "b" not in cache and cache.get("a") == 1 and cache.get("c") == 3
+    cache.put("a", 10)  # replacing keeps the size
+    assert len(cache) == 2 and cache.get("a") == 10

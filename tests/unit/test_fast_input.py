@@ -8,6 +8,7 @@ import functools
 from typing import Any
 
 import pytest
+import strawberry
 from graphql import (
     GraphQLEnumType,
     GraphQLInputObjectType,
@@ -17,6 +18,7 @@ from graphql import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types.arguments import convert_argument
 
 from api.graphql import fastinput
@@ -103,3 +105,28 @@ def test_every_input_type_of_the_schema_has_a_plan() -> None:
         if isinstance(e.implementation, GraphQLInputObjectType)
     ]
     assert len(_inputs()) == len(inputs) > 50
+
+
+@strawberry.input
+class Wound:
+    hit_points: int
+    note: str | None = None
+
+
+@strawberry.type
+class WoundQuery:
+    @strawberry.field
+    def take(self, wound: Wound) -> int:
+        return wound.hit_points
+
+
+def test_two_schemas_sharing_an_input_type_each_convert_with_their_own_names() -> None:
+    """An input type's plan is the schema's: one schema names the field ``hitPoints``, another
+    (``auto_camel_case=False``) ``hit_points``; each builds the value it was sent."""
+    camel = strawberry.Schema(query=WoundQuery)
+    snake = strawberry.Schema(query=WoundQuery, config=StrawberryConfig(auto_camel_case=False))
+    assert fastinput.install(camel) == 1
+    fastinput.install(snake)  # the type has its plan holder already; it serves both
+    for _ in range(2):  # the second time from the plans made the first
+        assert camel.execute_sync("{ take(wound: {hitPoints: 7}) }").data == {"take": 7}
+        assert snake.execute_sync("{ take(wound: {hit_points: 9}) }").data == {"take": 9}
