@@ -11,6 +11,8 @@ the loaded campaign reads exactly like a ledger that folded every fact in memory
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from typing import Any
 from uuid import UUID
@@ -162,14 +164,19 @@ def test_a_store_error_while_reading_the_corrections_waits_for_the_first_page_an
         reads: list[str] = []
         select_states = service._select_states
         select_typed = service._select_typed
+        failed = threading.Event()
 
         def states(*args: Any, **kwargs: Any) -> Any:
             reads.append("began")
             rows = list(select_states(*args, **kwargs))
+            # the page's read is still running when the corrections fail, and for a while after
+            failed.wait(10)
+            time.sleep(0.3)
             reads.append("ended")
             return rows
 
         def typed(*args: Any, **kwargs: Any) -> Any:
+            failed.set()
             raise OSError("the store went away")
 
         monkeypatch.setattr(service, "_select_states", states)
