@@ -22,7 +22,7 @@ from api.service import application as application_module
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.snapshots import CORRECTED as CORRECTED_POINTS
-from api.service.snapshots import FOLD, SnapshotRow, point_loader
+from api.service.snapshots import FOLD, SnapshotRow, encode, point_loader
 from api.service.snapshots import RECORDED as RECORDED_POINTS
 from api.service.store import open_application
 from bench.generator import CampaignGenerator
@@ -552,3 +552,31 @@ def test_as_of_from_stored_rows_reads_as_a_fold_from_scratch_at_and_between_ever
             for q in (p, min(p + every - 1, ledger.last_seq)):
                 assert fresh.summary(cid, q, kind) == reference.summary(cid, q, kind), (kind, q)
     assert fresh.checkpoint_rows.misses > 0, "the checkpoints were rebuilt from their rows"
+
+
+def test_a_checkpoint_row_written_again_at_its_position_is_read_again_not_served_from_the_cache(
+    opened: Any,
+) -> None:
+    """Loaded checkpoint rows are kept for every loader of the application (``CheckpointRows``),
+    and a warm rebuild decodes none. A row written again at the same position -- as a
+    correction's refold does, or another replica -- is another row: the next rebuild, by the
+    warm loader or a new one, reads it, and never answers with the row it replaced."""
+    app, cid = lived(opened, 700, 4)
+    ledger = app.ledger(cid)
+    rules = ledger.ruleset
+    row = next(r for r in app.snapshots.latest(cid, CORRECTED_POINTS) if not r.base)
+    load = app._point_loader(cid, CORRECTED_POINTS, ledger)
+    before, _ = load(row.position)
+    decoded = app.checkpoint_rows.misses
+    again, _ = load(row.position)
+    assert app.checkpoint_rows.misses == decoded, "a warm rebuild decodes nothing"
+    assert rules.dump_state(again) == rules.dump_state(before)
+
+    data = row.decode()
+    name, creature = next(iter(data["state"]["creatures"].items()))
+    creature["hp"] = creature["hp"] + 1000
+    app.snapshots.write_points([dataclasses.replace(row, data=encode(data))])
+    for loader in (load, app._point_loader(cid, CORRECTED_POINTS, ledger)):  # the warm one, a new one
+        after, _ = loader(row.position)
+        assert after.creatures[name].hp == before.creatures[name].hp + 1000, "the row written again is read"
+    assert load(row.position)[0].creatures[name].hp == before.creatures[name].hp + 1000
