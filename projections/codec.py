@@ -97,17 +97,22 @@ def dumps(value: Any) -> str:
     unless it cannot tell or write the value as the json module does: it refuses keys that are
     not strings, integers past 64 bits, lone surrogates and any type it is not given plainly
     (then the json module writes it), and it writes NaN and infinities as ``null``, so text with a
-    ``null`` in it is written again by the json module, which marks them (below). Either way the
+    ``null`` in it that does not parse back to the value is written again by the json module,
+    which marks them (below). Either way the
     value written is the same; the text may differ (orjson writes ``1e-7`` where the json module
     writes ``1e-07``), so compare rows by value, never by text. (Values the json module refuses
     that orjson writes: a ``uuid.UUID``, as its text, and an ``enum.Enum`` member, as its value.
     Rows hold JSON data only.)"""
     try:
-        text = orjson.dumps(value, option=_ORJSON_PLAIN).decode()
+        raw: bytes | None = orjson.dumps(value, option=_ORJSON_PLAIN)
     except TypeError:  # (orjson.JSONEncodeError is one)
-        text = None
-    if text is None or "null" in text:
-        text = _dump_fast(value)
+        raw = None
+    # a ``null`` is a None or a NaN or an infinity orjson wrote so: its text parsed back equals
+    # the value only if it holds none of them (NaN is unequal to all, an infinity to None). Most
+    # rows hold a None: this test costs about a third of the json module's dump (45 history rows)
+    if raw is not None and b"null" in raw and orjson.loads(raw) != value:
+        raw = None
+    text = _dump_fast(value) if raw is None else raw.decode()
     # json escapes NUL as \u0000 and writes non-finite floats as bare NaN/Infinity; a string
     # that merely contains such text only takes the slow path, which is exact as well. ASCII
     # text (known without a scan) holds no surrogate and no U+E000: no search for them.

@@ -68,6 +68,11 @@ PATIENCE_S = 120.0
 # The interpreter's switch interval while a writer thread commits beside the fold (the default is
 # 5 ms): each of the writer's round trips to the database waits for the fold to yield the GIL.
 SWITCH_INTERVAL = 0.0005
+# A listening follower's batching window after a step of ``s`` seconds: at least its
+# ``idle_interval``, at least WINDOW_PER_STEP * s, at most ``max_window`` -- a step that costs
+# much (many campaigns, each refolded and viewed once a step however few facts it has) is
+# followed by a wider window, so the worker steps at most a fifth of the time while it keeps up
+WINDOW_PER_STEP = 4.0
 # Notifications read per query by a follower that overlaps (the first page; the rest of a
 # look-ahead is read a page ahead of the fold, on a thread)
 READ_PAGE = 10_000
@@ -81,7 +86,11 @@ class Follower:
     ``views`` likewise. ``listen``: a PostgreSQL database whose events channel wakes the
     follower up (``None``: poll every ``idle_interval`` seconds). Listening, it polls every
     ``listen_poll`` seconds when nothing is notified, and steps at most every ``idle_interval``
-    seconds: what is written meanwhile waits for the next step (the batching window).
+    seconds: what is written meanwhile waits for the next step (the batching window). A step
+    that took long widens the next window to :data:`WINDOW_PER_STEP` times its duration, at
+    most ``max_window`` (:meth:`window`): a step's cost is mostly per campaign it touches (a
+    refold, the views of what changed, whatever the facts), so with many active tables a wider
+    window projects more facts per campaign for the same cost (bench P5, 100 tables).
 
     Each step takes whatever is pending, up to ``lookahead`` notifications (at least
     ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
@@ -127,6 +136,7 @@ class Follower:
         batch_size: int = DEFAULT_BATCH,
         lookahead: int = DEFAULT_LOOKAHEAD,
         idle_interval: float = 0.05,
+        max_window: float = 0.25,
         listen_poll: float = 1.0,
         max_backoff: float = 5.0,
         listen: PostgresTarget | None = None,
@@ -148,6 +158,7 @@ class Follower:
         self._patience_left = patience_s  # of the step in progress
         self.lookahead = max(batch_size, lookahead)
         self.idle_interval = idle_interval
+        self.max_window = max(idle_interval, max_window)
         self.listen_poll = max(idle_interval, listen_poll)
         self.max_backoff = max_backoff
         self.listen = listen
@@ -409,7 +420,7 @@ class Follower:
                 n = self.step()
                 backoff = 0.0
                 if n < self.lookahead:
-                    self._idle(began)
+                    self._idle(began, self.window(time.monotonic() - began))
             except Exception as exc:
                 self.errors += 1
                 backoff = min(self.max_backoff, max(0.05, backoff * 2))
@@ -434,14 +445,21 @@ class Follower:
             self._listener = None
             return None
 
-    def _idle(self, began: float) -> None:
-        """Wait for the next step: polling, ``idle_interval``; listening, until an event is
-        notified (at most ``listen_poll``), then until ``idle_interval`` after ``began`` (the
-        last step's start), so what is written meanwhile is projected in one batch. The
-        notifications received by then are consumed: the next step reads their events."""
+    def window(self, spent: float) -> float:
+        """The batching window after a step of ``spent`` seconds (:data:`WINDOW_PER_STEP`):
+        ``idle_interval`` after a cheap step, wider after a costly one, at most ``max_window``."""
+        return min(self.max_window, max(self.idle_interval, WINDOW_PER_STEP * spent))
+
+    def _idle(self, began: float, window: float | None = None) -> None:
+        """Wait for the next step: polling, ``idle_interval`` (at least: until ``window`` after
+        ``began``); listening, until an event is notified (at most ``listen_poll``), then until
+        ``window`` (default ``idle_interval``) after ``began`` (the last step's start), so what
+        is written meanwhile is projected in one batch. The notifications received by then are
+        consumed: the next step reads their events."""
+        window = self.idle_interval if window is None else window
         listener = self._listening()
         if listener is None:
-            self._stop.wait(self.idle_interval)
+            self._stop.wait(max(self.idle_interval, began + window - time.monotonic()))
             return
         try:
             deadline = time.monotonic() + self.listen_poll
@@ -452,10 +470,14 @@ class Follower:
                     break
                 for _ in listener.notifies(timeout=min(left, 0.5), stop_after=1):
                     woken = True
-            rest = began + self.idle_interval - time.monotonic()
+            rest = began + window - time.monotonic()
             if rest > 0:
                 self._stop.wait(rest)
-            for _ in listener.notifies(timeout=0):  # already here: the next step reads their events
+            # already here: the next step reads their events (drained from libpq directly: a
+            # writer's every commit notifies, and psycopg's notifies() makes a Notify of each)
+            pgconn = listener.pgconn
+            pgconn.consume_input()
+            while pgconn.notifies() is not None:
                 pass
         except psycopg.Error as exc:
             logger.info("projection follower: LISTEN connection lost (%s); polling", exc)

@@ -386,7 +386,11 @@ class ViewStore:
             moves.setdefault(move, []).append(name)
         try:
             with self._lock:
-                try:  # the common case: every row writes; no savepoint (two round trips less)
+                try:  # a live step's batch: one statement where the store has one (PostgreSQL)
+                    done = self._write_at_once(batch, moves)
+                    if done is not None:
+                        return done
+                    # the common case: every row writes; no savepoint (two round trips less)
                     with self._transaction():
                         self._move_tracking(moves, batch.quarantined)
                         self._write_rows(batch, fresh=True)
@@ -405,6 +409,12 @@ class ViewStore:
         except _Stale:
             return False
         return True
+
+    def _write_at_once(self, batch: Batch, moves: dict[tuple[int, int], list[str]]) -> bool | None:
+        """The whole of :meth:`write` in one statement, for a batch that fits one: True when
+        written, False when stale (nothing written), None when the batch does not fit (then
+        :meth:`write` takes its transaction). An error: nothing was written. None here."""
+        return None
 
     def _move_tracking(self, moves: dict[tuple[int, int], list[str]], quarantined: frozenset[str]) -> None:
         """Inside the transaction: move each group of projections from ``expected`` to ``new``;
@@ -746,6 +756,11 @@ class ViewStore:
         return out
 
 
+# What a one-statement write (PostgresViews._write_at_once) raises when the batch is stale: the
+# text of a cast that fails, read back from the error (22P02)
+_STALE_MARK = "chronicle: stale tracking or quarantines"
+
+
 class _Stale(Exception):
     """A tracking row was not where the batch expected: roll back."""
 
@@ -1042,10 +1057,12 @@ class PostgresViews(ViewStore):
                 for row in rows:
                     write(values(row))
 
-    def _upsert_all(self, tables: list[tuple[str, list[dict[str, Any]]]]) -> None:
-        """Every table's rows in one statement (one ``INSERT`` per table in a ``WITH``), each
-        table's rows sent as one JSON array (``json_populate_recordset``): one round trip and one
-        JSON dump for the batch, not a statement and a parameter adaptation per row."""
+    def _upserts(
+        self, tables: list[tuple[str, list[dict[str, Any]]]], where: str = ""
+    ) -> tuple[list[str], list[str]]:
+        """One ``INSERT ... ON CONFLICT DO UPDATE`` per table with rows, its rows sent as one JSON
+        array (``json_populate_recordset``; ``where``: a condition on the rows' ``SELECT``), and
+        their parameters."""
         parts: list[str] = []
         params: list[str] = []
         for table, rows in tables:
@@ -1055,10 +1072,17 @@ class PostgresViews(ViewStore):
             cols = ", ".join(_COLUMNS[table])
             parts.append(
                 f"INSERT INTO {self._t(table)} ({cols}) SELECT {cols} FROM "
-                f"json_populate_recordset(NULL::{self._t(table)}, %s::json) "
+                f"json_populate_recordset(NULL::{self._t(table)}, %s::json){where} "
                 f"ON CONFLICT (campaign_id, {key}) DO UPDATE SET {self._conflict_updates(table, key)}"
             )
             params.append(codec.dumps([_json_row(table, r) for r in rows]))
+        return parts, params
+
+    def _upsert_all(self, tables: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        """Every table's rows in one statement (one ``INSERT`` per table in a ``WITH``), each
+        table's rows sent as one JSON array (``json_populate_recordset``): one round trip and one
+        JSON dump for the batch, not a statement and a parameter adaptation per row."""
+        parts, params = self._upserts(tables)
         if not parts:
             return
         *first, last = parts
@@ -1066,6 +1090,49 @@ class PostgresViews(ViewStore):
         if first:
             query = "WITH " + ", ".join(f"w{k} AS ({p})" for k, p in enumerate(first)) + " " + last
         self._execute(query, params)
+
+    def _write_at_once(self, batch: Batch, moves: dict[tuple[int, int], list[str]]) -> bool | None:
+        """The tracking move, the check that the tracking and the quarantines are what the batch
+        was computed against, and every row, in ONE statement in autocommit (a transaction of its
+        own): one round trip where the transaction took four (BEGIN, the move, the rows, COMMIT).
+        Each table's rows are inserted only past the check, and a failed check raises inside the
+        statement (:data:`_STALE_MARK`), so nothing of a stale batch is written. For a batch with
+        one move, no deletions, no quarantine to record and fewer history and log rows than
+        :attr:`insert_new_from` -- a live step's, whose transaction would upsert them all (else
+        None: :meth:`write` takes its transaction, which COPYs a catch-up's new rows in)."""
+        if len(moves) != 1 or batch.failed or batch.creatures_gone or batch.encounters_gone:
+            return None
+        if any(batch.replaced.values()):
+            return None
+        if len(batch.facts) >= self.insert_new_from or len(batch.log) >= self.insert_new_from:
+            return None
+        rows = [
+            ("view_creatures", [r for rows in batch.creatures.values() for r in rows]),
+            ("view_encounters", [r for rows in batch.encounters.values() for r in rows]),
+            ("view_facts", list(batch.facts.values())),
+            ("view_log", list(batch.log.values())),
+        ]
+        (((expected, new), names),) = moves.items()
+        quarantined = [codec.encode_text(c) for c in batch.quarantined]
+        tracking, quarantine = self._t("view_tracking"), self._t("view_quarantine")
+        parts, params = self._upserts(rows, " WHERE (SELECT ok FROM checked)")
+        query = (
+            f"WITH moved AS (UPDATE {tracking} SET notification_id = %s WHERE notification_id = %s "
+            f"AND projection IN ({_marks(len(names))}) RETURNING projection), "
+            "checked AS (SELECT CASE WHEN (SELECT count(*) FROM moved) = %s "
+            f"AND (SELECT count(*) FROM {quarantine}) = %s "
+            f"AND NOT EXISTS (SELECT FROM {quarantine} WHERE NOT campaign_id = ANY(%s::text[])) "
+            f"THEN true ELSE ('{_STALE_MARK} ' || (SELECT count(*) FROM moved))::boolean END AS ok)"
+            + "".join(f", w{k} AS ({p})" for k, p in enumerate(parts))
+            + " SELECT ok FROM checked"
+        )
+        try:
+            self._fetch(query, (new, expected, *names, len(names), len(quarantined), quarantined, *params))
+        except psycopg.errors.InvalidTextRepresentation as exc:
+            if _STALE_MARK in str(exc):
+                return False
+            raise
+        return True
 
     def _dump(self, value: Any) -> Any:
         return Jsonb(value, dumps=codec.dumps)

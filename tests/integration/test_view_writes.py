@@ -23,7 +23,7 @@ from api.service import views as wiring
 from api.service.application import ChronicleApplication
 from api.service.settings import Settings
 from api.service.store import open_application
-from projections.projector import Batch, creature_row
+from projections.projector import Batch, Failure, creature_row
 from projections.runner import Follower, wait_for
 from projections.storage import PostgresViews, ViewStore
 from tests.integration.test_projections import ABILITIES, DEFENSES, register
@@ -299,6 +299,55 @@ def test_a_new_row_found_already_written_is_upserted_with_its_batch(postgres_sto
         [fact] = views.history(cid)
         assert fact["payload"] == {"text": "again"} and fact["notification_id"] == 11
         assert views.tracking_position() == 11
+    finally:
+        views.close()
+
+
+@pytest.mark.postgres
+def test_a_live_batch_is_one_statement_that_writes_nothing_when_stale(postgres_store: Settings) -> None:
+    """A live step's batch (a few rows, one tracking move) is written by one statement in
+    autocommit, no transaction around it; it checks the tracking and the quarantines itself, and
+    a stale batch (the tracking moved, or a campaign quarantined or lifted meanwhile) writes
+    nothing at all: no row and no tracking move. A batch with a quarantine to record (or
+    deletions, or a catch-up's rows) takes its transaction."""
+    views = wiring.open_views(postgres_store)
+    try:
+        assert isinstance(views, PostgresViews)
+        cid = "6f1c1c9e-0000-4000-8000-000000000003"
+        row = creature_row(cid, 2, {"id": "vex", "name": "Vex"}, "rs")
+        transactions: list[str] = []
+        real = views._transaction
+
+        def spy() -> Any:
+            transactions.append("BEGIN")
+            return real()
+
+        views._transaction = spy  # type: ignore[method-assign]
+        assert views.write(_batch(cid, [row], 11, (0, 11)))
+        assert transactions == [] and views.tracking_position() == 11
+        assert views.get_creature(cid, "vex") is not None and len(views.history(cid)) == 1
+        other = "6f1c1c9e-0000-4000-8000-000000000004"
+        stale = [
+            _batch(other, [row], 12, (5, 12)),  # the tracking is elsewhere
+            _batch(other, [row], 12, (11, 12)),  # a campaign quarantined meanwhile (below)
+        ]
+        views._execute(f"INSERT INTO {views._t('view_quarantine')} VALUES ('{cid}', 2, 11, 'bad', 'now')")
+        for batch in stale:
+            assert not views.write(batch)
+        lifted = _batch(other, [row], 12, (11, 12))
+        lifted.quarantined = frozenset({cid, other})  # one more than quarantined
+        assert not views.write(lifted)
+        assert transactions == [] and views.tracking_position() == 11
+        assert views.history(other) == [] and views.list_creatures(other) == []
+        known = _batch(other, [row], 12, (11, 12))
+        known.quarantined = frozenset({cid})
+        assert views.write(known) and views.tracking_position() == 12
+        assert len(views.history(other)) == 1 and transactions == []
+        failing = _batch(other, [], 13, (12, 13))
+        failing.quarantined = frozenset({cid})
+        failing.failed[other] = Failure(other, 3, 13, "ValueError: bad")
+        assert views.write(failing) and transactions == ["BEGIN"]
+        assert views.quarantined_ids() == {cid, other}
     finally:
         views.close()
 

@@ -105,6 +105,15 @@ def test_dumps_stores_the_value_the_json_module_stores(value: Any) -> None:
     assert same(strict(codec.dumps(value)), strict(reference))
 
 
+def test_dumps_writes_a_null_with_orjson_unless_it_hides_a_nan_or_an_infinity() -> None:
+    """Most rows hold a None: orjson's text stands when it parses back to the value (1e-7 is its
+    spelling; the json module writes 1e-07); a NaN or an infinity orjson would write as null
+    takes the json module's exact path, which marks it."""
+    assert codec.dumps({"a": None, "b": 1e-7}) == '{"a":null,"b":1e-7}'
+    assert codec.dumps([None, math.nan]) == '[null,"\ue000NaN"]'
+    assert codec.dumps({"a": None, "b": [math.inf]}) == '{"a":null,"b":["\ue000+Inf"]}'
+
+
 def test_dumps_refuses_what_the_json_module_refuses_and_writes_subclasses_as_it_does() -> None:
     class Level(enum.IntEnum):
         HIGH = 3
