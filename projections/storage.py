@@ -529,6 +529,7 @@ class ViewStore:
         names = [p for p in PROJECTIONS if p in set(projections)]
         with self._lock, self._transaction():
             self._durable()  # an operator's rebuild: a crash must not undo it after it began
+            self._lock_tracking()  # (it may lift every quarantine)
             for name in names:
                 self._execute(
                     self._q(
@@ -953,6 +954,16 @@ def connect_postgres(db: PostgresTarget, application_name: str) -> psycopg.Conne
     )
 
 
+# A tracking move's condition (PostgreSQL): the rows' ``quarantines`` version is the one its
+# statement's snapshot saw. The quarantines a move checks are read in that snapshot too, but a
+# move that waited for the tracking rows' lock (a quarantine recorded or lifted under
+# :meth:`PostgresViews._lock_tracking`) re-checks only the rows it locked, as committed since:
+# without a version there, it moved past a campaign lifted meanwhile (whose facts the batch
+# left out: lost from the views) or wrote the rows of a campaign quarantined and emptied
+# meanwhile. The subquery is evaluated once, in the snapshot; the re-check sees the new version.
+_UNCHANGED = "quarantines = (SELECT max(quarantines) FROM {tracking})"
+
+
 class PostgresViews(ViewStore):
     def __init__(self, db: PostgresTarget) -> None:
         super().__init__()
@@ -977,7 +988,10 @@ class PostgresViews(ViewStore):
     def _statements(self) -> list[str]:
         return [s.format(p=self.prefix) for s in _ddl("JSONB", "BOOLEAN", "BIGINT")] + [
             f"CREATE INDEX IF NOT EXISTS view_facts_creatures ON {self.prefix}view_facts "
-            "USING gin (creatures)"
+            "USING gin (creatures)",
+            # bumped by every change of the quarantines (:meth:`_lock_tracking`; :data:`_UNCHANGED`)
+            f"ALTER TABLE {self.prefix}view_tracking "
+            "ADD COLUMN IF NOT EXISTS quarantines BIGINT NOT NULL DEFAULT 0",
         ]
 
     def _lock_schema(self) -> None:
@@ -1013,7 +1027,10 @@ class PostgresViews(ViewStore):
             yield
 
     def _lock_tracking(self) -> None:
-        self._execute(f"SELECT projection FROM {self._t('view_tracking')} FOR UPDATE")
+        """Hold the tracking rows and bump their ``quarantines`` version: whatever the
+        transaction changes in the quarantines, a follower's tracking move that waited for
+        these rows then finds them changed and moves nothing (:data:`_UNCHANGED`)."""
+        self._execute(f"UPDATE {self._t('view_tracking')} SET quarantines = quarantines + 1")
 
     def _durable(self) -> None:
         self._execute("SET LOCAL synchronous_commit = on")
@@ -1026,7 +1043,8 @@ class PostgresViews(ViewStore):
             last = k == len(moves) - 1
             found = self._fetch(
                 f"UPDATE {self._t('view_tracking')} SET notification_id = %s "
-                f"WHERE notification_id = %s AND projection IN ({_marks(len(names))}) RETURNING "
+                f"WHERE notification_id = %s AND projection IN ({_marks(len(names))}) "
+                f"AND {_UNCHANGED.format(tracking=self._t('view_tracking'))} RETURNING "
                 + (
                     f"(SELECT array_agg(campaign_id) FROM {self._t('view_quarantine')}) AS quarantined"
                     if last
@@ -1118,7 +1136,8 @@ class PostgresViews(ViewStore):
         parts, params = self._upserts(rows, " WHERE (SELECT ok FROM checked)")
         query = (
             f"WITH moved AS (UPDATE {tracking} SET notification_id = %s WHERE notification_id = %s "
-            f"AND projection IN ({_marks(len(names))}) RETURNING projection), "
+            f"AND projection IN ({_marks(len(names))}) AND {_UNCHANGED.format(tracking=tracking)} "
+            "RETURNING projection), "
             "checked AS (SELECT CASE WHEN (SELECT count(*) FROM moved) = %s "
             f"AND (SELECT count(*) FROM {quarantine}) = %s "
             f"AND NOT EXISTS (SELECT FROM {quarantine} WHERE NOT campaign_id = ANY(%s::text[])) "

@@ -21,11 +21,12 @@ import pytest
 from api.rulesets.stellar_winds.commands import StellarWindsCommands
 from api.service import views as wiring
 from api.service.application import ChronicleApplication
-from api.service.settings import Settings
+from api.service.settings import Settings, parse_database_url
 from api.service.store import open_application
 from projections.projector import Batch, Failure, creature_row
 from projections.runner import Follower, wait_for
 from projections.storage import PostgresViews, ViewStore
+from tests.conftest import connect
 from tests.integration.test_projections import ABILITIES, DEFENSES, register
 from tests.waiting import eventually
 
@@ -353,6 +354,58 @@ def test_a_live_batch_is_one_statement_that_writes_nothing_when_stale(postgres_s
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize("path", ["one statement", "transaction"])
+@pytest.mark.parametrize("change", ["lifted", "quarantined"])
+def test_a_move_that_waited_for_a_quarantine_change_is_stale(
+    postgres_store: Settings, path: str, change: str
+) -> None:
+    """An operator lifts a campaign's quarantine (``chronicle rebuild --campaign``) or
+    quarantines one while a follower's batch -- computed against the quarantines before --
+    waits for the tracking rows: once the operator commits, the batch is stale and writes
+    nothing (it left out the lifted campaign's facts: moving past them would lose them; it
+    holds rows of the campaign just quarantined and emptied)."""
+    operator, follower = wiring.open_views(postgres_store), wiring.open_views(postgres_store)
+    try:
+        assert isinstance(follower, PostgresViews)
+        if path == "transaction":
+            follower.insert_new_from = 0  # every batch takes the transaction (COPY)
+        cid, other = "6f1c1c9e-0000-4000-8000-000000000005", "6f1c1c9e-0000-4000-8000-000000000006"
+        row = creature_row(other, 2, {"id": "vex", "name": "Vex"}, "rs")
+        assert follower.write(_batch(other, [row], 11, (0, 11)))
+        if change == "lifted":
+            operator.quarantine(Failure(cid, 2, 5, "ValueError: bad"))
+        before = follower.quarantined_ids()
+        batch = _batch(other, [row], 12, (11, 12))
+        batch.quarantined = before
+        written: list[bool] = []
+        with operator.holding_tracking():
+            if change == "lifted":
+                operator.lift_held(cid)
+            else:
+                operator._record_quarantine([Failure(cid, 2, 5, "ValueError: bad")])
+            waiting = threading.Thread(target=lambda: written.append(follower.write(batch)))
+            waiting.start()
+            assert eventually(lambda: _a_tracking_move_waits(postgres_store), timeout=10)
+        waiting.join(10)
+        assert written == [False]
+        assert follower.tracking_position() == 11 and len(follower.history(other)) == 1
+    finally:
+        operator.close()
+        follower.close()
+
+
+def _a_tracking_move_waits(store: Settings) -> bool:
+    """Whether a statement moving the tracking waits for a lock (seen from a third connection:
+    a transaction sees ``pg_stat_activity`` as at its first look)."""
+    with connect(parse_database_url(store.database_url)) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND query LIKE '%SET notification_id%'"
+        ).fetchone()
+    return found is not None and found[0] > 0
+
+
+@pytest.mark.postgres
 def test_a_rebuild_copies_the_rows_of_new_facts_and_equals_the_live_rows(
     postgres_store: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -530,7 +583,10 @@ def test_what_only_an_operator_writes_to_the_views_waits_for_the_wal(postgres_st
             f"INSERT INTO {seen} VALUES (TG_ARGV[0], current_setting('synchronous_commit')); "
             "RETURN NULL; END $$"
         )
-        notes = (("lift", "DELETE", "view_quarantine"), ("reset", "UPDATE", "view_tracking"))
+        notes = (
+            ("lift", "DELETE", "view_quarantine"),
+            ("reset", "UPDATE OF notification_id", "view_tracking"),
+        )
         for what, event, table in notes:
             views._execute(
                 f"CREATE TRIGGER note_{what} AFTER {event} ON {views._t(table)} "
