@@ -1029,8 +1029,18 @@ class PostgresViews(ViewStore):
     def _lock_tracking(self) -> None:
         """Hold the tracking rows and bump their ``quarantines`` version: whatever the
         transaction changes in the quarantines, a follower's tracking move that waited for
-        these rows then finds them changed and moves nothing (:data:`_UNCHANGED`)."""
-        self._execute(f"UPDATE {self._t('view_tracking')} SET quarantines = quarantines + 1")
+        these rows then finds them changed and moves nothing (:data:`_UNCHANGED`).
+
+        The table lock first: a live step's one statement (:meth:`_write_at_once`) locks the
+        view tables when it is planned, before it waits for the tracking rows, and
+        :meth:`reset` truncates those tables once it holds the rows -- in that order the two
+        deadlocked. Held first, the table lock makes the statement wait before it locks
+        anything (it conflicts with every write of the tracking, not with reads)."""
+        tracking = self._t("view_tracking")
+        self._execute(
+            f"LOCK TABLE {tracking} IN SHARE ROW EXCLUSIVE MODE; "
+            f"UPDATE {tracking} SET quarantines = quarantines + 1"
+        )
 
     def _durable(self) -> None:
         self._execute("SET LOCAL synchronous_commit = on")

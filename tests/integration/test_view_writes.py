@@ -328,6 +328,7 @@ def test_a_live_batch_is_one_statement_that_writes_nothing_when_stale(postgres_s
         assert transactions == [] and views.tracking_position() == 11
         assert views.get_creature(cid, "vex") is not None and len(views.history(cid)) == 1
         other = "6f1c1c9e-0000-4000-8000-000000000004"
+        row = creature_row(other, 2, {"id": "vex", "name": "Vex"}, "rs")
         stale = [
             _batch(other, [row], 12, (5, 12)),  # the tracking is elsewhere
             _batch(other, [row], 12, (11, 12)),  # a campaign quarantined meanwhile (below)
@@ -338,6 +339,9 @@ def test_a_live_batch_is_one_statement_that_writes_nothing_when_stale(postgres_s
         lifted = _batch(other, [row], 12, (11, 12))
         lifted.quarantined = frozenset({cid, other})  # one more than quarantined
         assert not views.write(lifted)
+        swapped = _batch(other, [row], 12, (11, 12))
+        swapped.quarantined = frozenset({other})  # as many, another campaign
+        assert not views.write(swapped)
         assert transactions == [] and views.tracking_position() == 11
         assert views.history(other) == [] and views.list_creatures(other) == []
         known = _batch(other, [row], 12, (11, 12))
