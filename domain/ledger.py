@@ -56,6 +56,7 @@ from typing import Any
 
 from domain.checkpoints import (
     Delta,
+    Memo,
     OrphanLog,
     Orphans,
     Point,
@@ -1438,9 +1439,10 @@ class Ledger:
                 else:
                     tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if first <= self.last_seq:
-            reshare(self._state, state)  # what the correction did not change keeps its identity
+            memo: Memo = {}  # (the pairs reshare compared are met again in the checkpoints)
+            reshare(self._state, state, memo)  # what the correction did not change keeps its identity
             # and the refold's checkpoints kept whole hold the present's objects, not copies
-            series.reshare_kept(state, self._checkpoints)
+            series.reshare_kept(state, self._checkpoints, memo)
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first
