@@ -1341,6 +1341,12 @@ class Ledger:
         """
         return self._prepare(fact_type, payload, meta)
 
+    def prepared_reach(self) -> int:
+        """The first position whose reading the fact last prepared changes (INF: none, or none
+        prepared): a correction prepared refolds every fact from there on."""
+        p = self._prepared
+        return INF if p is None else p.reach
+
     def _prepare(
         self, fact_type: str, payload: dict[str, Any], meta: dict[str, Any], converge: bool = False
     ) -> dict[str, Any]:

@@ -1311,8 +1311,10 @@ class ChronicleApplication(Application[UUID]):
                     try:
                         for fact_type, payload in command.items:
                             if fact_type in META_TYPES:  # a correction may refold much of the campaign
-                                with gc_paused():
+                                with gc_paused() as pause:
                                     outcome = ledger.prepare(fact_type, payload, command.meta)
+                                    # a refold of a large campaign: its heap is frozen, as a cold load's
+                                    pause.freeze = ledger.last_seq - ledger.prepared_reach() >= FREEZE_AFTER
                             else:
                                 outcome = ledger.prepare(fact_type, payload, command.meta)
                             positions.append(ledger.next_seq)
