@@ -21,6 +21,7 @@ Two structures keep a long campaign's checkpoints small:
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -452,7 +453,10 @@ def _check_known(before: Any, after: Any, cids: list[str], eids: list[str]) -> N
                 raise AssertionError(f"{name} {k!r} changed since the clone but was not tracked")
 
 
-def reshare(old: Any, new: Any) -> int:
+Memo = dict[int, tuple[Any, Any, bool]]  # id(b) -> (b, a, whether _alike(a, b)): see _alike_known
+
+
+def reshare(old: Any, new: Any, memo: Memo | None = None) -> int:
     """After a refold: give ``new`` the very objects of ``old`` for the creatures that came out
     equal by value, marked shared (copy-on-write), and for the ended encounters that came out
     equal (nothing changes an ended encounter: it is shared as it is), so that "which creatures
@@ -460,24 +464,27 @@ def reshare(old: Any, new: Any) -> int:
     deltas) and one value is held once. A refold folds from a checkpoint -- a clone, one
     rebuilt from storage or from a spill (copies) -- so without this every creature would look
     changed, and every checkpoint kept whole would hold copies of its own of what the present
-    holds. Returns how many objects were reshared."""
+    holds. Returns how many objects were reshared. ``memo``: see :func:`_alike_known`."""
     if old is None or old is new:
         return 0
-    n = _share_alike(old, new.creatures, getattr(new, "encounters", None))
+    n = _share_alike(old, new.creatures, getattr(new, "encounters", None), memo)
     if n and hasattr(new, "untrack"):
         new.untrack()  # creatures replaced outside a handler: the next clone checks them all
     return n
 
 
-def _share_alike(canon: Any, creatures: dict[str, Any], encounters: dict[str, Any] | None) -> int:
+def _share_alike(
+    canon: Any, creatures: dict[str, Any], encounters: dict[str, Any] | None, memo: Memo | None = None
+) -> int:
     """Put in ``creatures`` and ``encounters`` (a state's, or a delta's) the objects of the
     state ``canon`` that read alike: creatures marked shared (copy-on-write: ``canon`` copies
     one before changing it), ended encounters as they are. Returns how many were replaced."""
     oc = canon.creatures
     n = 0
+    alike = _alike if memo is None else functools.partial(_alike_known, memo)
     for cid, c in creatures.items():
         o = oc.get(cid)
-        if o is not None and o is not c and _alike(o, c):
+        if o is not None and o is not c and alike(o, c):
             if not o.shared:
                 object.__setattr__(o, "shared", True)
             creatures[cid] = o
@@ -486,10 +493,27 @@ def _share_alike(canon: Any, creatures: dict[str, Any], encounters: dict[str, An
     if type(oe) is dict and type(encounters) is dict:
         for eid, e in encounters.items():
             o = oe.get(eid)
-            if o is not None and o is not e and _ended(o) and _ended(e) and _alike(o, e):
+            if o is not None and o is not e and _ended(o) and _ended(e) and alike(o, e):
                 encounters[eid] = o
                 n += 1
     return n
+
+
+def _alike_known(memo: Memo, a: Any, b: Any) -> bool:
+    """:func:`_alike`, remembered by the pair's identity in ``memo``. After a refold the same
+    pair is compared again and again: the refold's object for a creature (or an ended
+    encounter) that no later fact changed is in the present, in every checkpoint kept whole
+    after it and in one delta, and :func:`reshare` puts the old present's object in its place
+    when the two read alike -- so :meth:`Series.reshare_kept` meets that very pair in each of
+    them (a deep comparison, about 4 us a creature: most of its time at 100k facts). Objects of
+    a state or a checkpoint never change (copy-on-write), so the answer holds while both live
+    (the memo keeps them alive: an id is never reused meanwhile)."""
+    hit = memo.get(id(b))
+    if hit is not None and hit[0] is b and hit[1] is a:
+        return hit[2]
+    same = _alike(a, b)
+    memo[id(b)] = (b, a, same)
+    return same
 
 
 def _ended(e: Any) -> bool:
@@ -748,7 +772,7 @@ class Series:
                 points[k] = Point(p.seq, p.n, p.orphans, delta, p.full, p.through, p.stored)
         self._unspilled = max(self._unspilled, last + 1)
 
-    def reshare_kept(self, present: Any, old: Series | None = None) -> int:
+    def reshare_kept(self, present: Any, old: Series | None = None, memo: Memo | None = None) -> int:
         """After a refold: what this series keeps in memory that ``old`` (the series it was
         copied from) does not -- the refold's own whole states and deltas -- takes the objects
         of ``present`` that read alike (:func:`reshare`), so that a checkpoint holds only what
@@ -756,17 +780,19 @@ class Series:
         a spill or from storage, and :func:`reshare` gives the present the objects it had before
         the refold, not the refold's). Every checkpoint reads as before, by value; a state
         changed here forgets what its clones changed (``untrack``: the next delta from it
-        compares every creature). Returns how many objects were reshared."""
+        compares every creature). Returns how many objects were reshared. ``memo``: the pairs
+        compared already (:func:`_alike_known`; pass the one :func:`reshare` was given)."""
         before = old.points if old is not None else []
+        memo = {} if memo is None else memo
         n = 0
         for j, p in enumerate(self.points):
             if p is None:
                 continue
             q = before[j] if j < len(before) else None
             if p.full is not None and p.full is not present and (q is None or q.full is not p.full):
-                n += reshare(present, p.full)
+                n += reshare(present, p.full, memo)
             if type(p.delta) is Delta and (q is None or q.delta is not p.delta):
-                n += _share_alike(present, p.delta.creatures, p.delta.encounters)
+                n += _share_alike(present, p.delta.creatures, p.delta.encounters, memo)
         return n
 
     def settle(self, k: int) -> None:

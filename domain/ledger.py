@@ -56,6 +56,7 @@ from typing import Any
 
 from domain.checkpoints import (
     Delta,
+    Memo,
     OrphanLog,
     Orphans,
     Point,
@@ -1340,6 +1341,12 @@ class Ledger:
         """
         return self._prepare(fact_type, payload, meta)
 
+    def prepared_reach(self) -> int:
+        """The first position whose reading the fact last prepared changes (INF: none, or none
+        prepared): a correction prepared refolds every fact from there on."""
+        p = self._prepared
+        return INF if p is None else p.reach
+
     def _prepare(
         self, fact_type: str, payload: dict[str, Any], meta: dict[str, Any], converge: bool = False
     ) -> dict[str, Any]:
@@ -1438,9 +1445,10 @@ class Ledger:
                 else:
                     tip = self._fold(state, orphans, n, len(self.entries), res, series=series, base=base)
         if first <= self.last_seq:
-            reshare(self._state, state)  # what the correction did not change keeps its identity
+            memo: Memo = {}  # (the pairs reshare compared are met again in the checkpoints)
+            reshare(self._state, state, memo)  # what the correction did not change keeps its identity
             # and the refold's checkpoints kept whole hold the present's objects, not copies
-            series.reshare_kept(state, self._checkpoints)
+            series.reshare_kept(state, self._checkpoints, memo)
         if extra is not None and extra.type == "RulesFlagSet" and not extra.payload.get("retroactive"):
             state.flags[extra.payload["flag"]] = extra.payload["value"]
         return state, orphans, series, tip, first

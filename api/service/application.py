@@ -965,7 +965,7 @@ class ChronicleApplication(Application[UUID]):
         dump = functools.partial(streamed_state, rules.dump_state)
         data = capture.to_json(dump)
         self._pause_point()
-        blob = encode(data)
+        blob = encode(data, pause=self._pause_point)
         del data
         self._pause_point()
         self.snapshots.write(
@@ -985,7 +985,16 @@ class ChronicleApplication(Application[UUID]):
             done = set(have[kind])  # point_rows adds each row it yields: every one is written below
             rows = (
                 SnapshotRow(
-                    campaign_id, kind, seq, rules.id, version, digest, stamp, encode(data), through, full
+                    campaign_id,
+                    kind,
+                    seq,
+                    rules.id,
+                    version,
+                    digest,
+                    stamp,
+                    encode(data, pause=self._pause_point),
+                    through,
+                    full,
                 )
                 for seq, through, full, data in capture.point_rows(kind, done, dump=dump)
             )
@@ -1302,8 +1311,10 @@ class ChronicleApplication(Application[UUID]):
                     try:
                         for fact_type, payload in command.items:
                             if fact_type in META_TYPES:  # a correction may refold much of the campaign
-                                with gc_paused():
+                                with gc_paused() as pause:
                                     outcome = ledger.prepare(fact_type, payload, command.meta)
+                                    # a refold of a large campaign: its heap is frozen, as a cold load's
+                                    pause.freeze = ledger.last_seq - ledger.prepared_reach() >= FREEZE_AFTER
                             else:
                                 outcome = ledger.prepare(fact_type, payload, command.meta)
                             positions.append(ledger.next_seq)

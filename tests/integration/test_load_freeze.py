@@ -143,3 +143,53 @@ def test_a_cold_load_folds_with_the_collector_paused_then_resumes_it(
         assert ledger.last_seq == len(facts) + 1
     finally:
         app.close()
+
+
+@pytest.mark.sqlite
+def test_a_correction_that_refolds_a_large_campaign_collects_then_freezes_what_it_built(
+    sqlite_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A correction whose refold covers FREEZE_AFTER facts or more: when its pause of the collector
+    ends, everything is collected, then frozen (``gc_paused``'s ``freeze``) -- the refold's state is
+    out of every later collection's reach, and the cycles dropped before and during the refold are
+    freed, not frozen. A correction that refolds fewer facts leaves the collector as it was."""
+    facts = generated_facts(400, seed=5)
+    settings, cid = stored_campaign(sqlite_store.database_url, HEADER, facts)
+    monkeypatch.setattr(service, "FREEZE_AFTER", 10**9)  # the cold load itself freezes nothing
+    app = open_application(settings)
+    try:
+        ledger = app.ledger(cid)
+        kinds = ("DamageTaken", "HealingApplied", "AttackMade", "ExperienceAwarded")
+        early = [
+            p
+            for p in range(ledger.first_seq + 5, ledger.first_seq + 100)
+            if ledger.entry(p).type in kinds and p not in ledger.resolution.revoked
+        ]
+        dropped: list[weakref.ref[Any]] = []
+        prepare = Ledger.prepare
+
+        def preparing(self: Ledger, *args: Any, **kwargs: Any) -> Any:
+            dropped.append(weakref.ref(Node()))  # what another request drops meanwhile
+            return prepare(self, *args, **kwargs)
+
+        monkeypatch.setattr(Ledger, "prepare", preparing)
+
+        def revoke(target: int, freeze_after: int) -> tuple[int, bool]:
+            monkeypatch.setattr(service, "FREEZE_AFTER", freeze_after)
+            gc.collect()
+            gc.unfreeze()
+            before = gc.get_freeze_count()
+            dropped.append(weakref.ref(Node()))  # dropped before the correction
+            app.revoke(cid, target, "never happened")
+            state = app.ledger(cid)._state
+            return gc.get_freeze_count() - before, not any(o is state for o in gc.get_objects())
+
+        frozen, state_frozen = revoke(early[0], freeze_after=200)  # refolds about 390 facts
+        assert frozen > 0 and state_frozen, "the refold's heap was left to every collection"
+        assert len(dropped) == 2 and all(r() is None for r in dropped), "garbage was frozen with it"
+        frozen, state_frozen = revoke(early[1], freeze_after=ledger.last_seq)  # fewer than that: no
+        assert frozen == 0 and not state_frozen
+    finally:
+        app.close()
+        gc.unfreeze()
+        gc.collect()

@@ -12,6 +12,7 @@ import random
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from domain import checkpoints
 from domain.checkpoints import Delta, Series, Values
 from domain.core import state as core_state
 from domain.ledger import CORRECTED, RECORDED, Entry, Ledger
-from tests.unit.test_state_snapshots import RULES, generated, readings, same
+from tests.unit.test_state_snapshots import RULES, generated, prefix, readings, same, whole_state
 
 SETTINGS = settings(
     max_examples=max(5, int(os.environ.get("CHRONICLE_PROPERTY_EXAMPLES", "60")) // 4),
@@ -174,8 +175,58 @@ def held(series: Series) -> list[Any]:
     return [x for p in series for x in (p.full, p.delta) if x is not None]
 
 
-def no_resharing(self: Series, present: Any, old: Series | None = None) -> int:
+def no_resharing(self: Series, present: Any, old: Series | None = None, memo: Any = None) -> int:
     return 0
+
+
+def sharing(ledger: Ledger) -> list[tuple[int, str, str, bool]]:
+    """Where the present's objects lie in the checkpoints kept in memory: for each object a
+    whole state or a delta holds, whether it is the present's very object."""
+    present = ledger._state
+    out = []
+    for p in ledger._checkpoints:
+        for part, x in (("full", p.full), ("delta", p.delta)):
+            if x is None or type(x) is checkpoints.Spilled:
+                continue
+            for name in ("creatures", "encounters"):
+                mine = getattr(present, name)
+                for k, o in getattr(x, name).items():
+                    out.append((p.seq, part + "." + name, k, mine.get(k) is o))
+    return out
+
+
+@pytest.mark.parametrize("seed", [3, 21])
+def test_a_refold_shares_the_same_objects_with_and_without_its_memo_of_compared_pairs(seed: int) -> None:
+    """``reshare`` and ``Series.reshare_kept`` remember the pairs they compared
+    (``checkpoints._alike_known``): after an early revocation's refold the present and its
+    checkpoints hold the present's objects exactly where comparing every pair again puts them."""
+    got, compared = [], []
+    real = checkpoints._alike
+    for memo in (True, False):
+        ledger = prefix(generated(500, seed), 500, 8)
+        calls = [0]
+
+        def counting(a: Any, b: Any, calls: list[int] = calls) -> bool:
+            calls[0] += 1
+            return real(a, b)
+
+        target = [e.seq for e in ledger.entries[:60] if e.type in ("AttackMade", "DamageTaken")][0]
+        before = dict(ledger.orphans)
+        fresh = (lambda m, a, b: checkpoints._alike(a, b)) if not memo else checkpoints._alike_known
+        compared.append(calls)
+        with (
+            mock.patch.object(checkpoints, "_alike_known", fresh),
+            mock.patch.object(checkpoints, "_alike", counting),
+        ):
+            payload = {"target": target, "reason": "never", "cascade": "fact"}
+            ledger.prepare("FactRevoked", payload, {})
+            ledger.append(Entry(ledger.next_seq, "FactRevoked", 1, payload, {}))
+            ledger.state  # noqa: B018
+        pattern = sharing(ledger)
+        assert any(shared for *_, shared in pattern) and not all(shared for *_, shared in pattern)
+        got.append((pattern, whole_state(RULES, ledger.state), dict(ledger.orphans) != before))
+    assert got[0] == got[1]
+    assert compared[0][0] < compared[1][0]  # (the memo spared comparisons)
 
 
 @SETTINGS

@@ -157,3 +157,40 @@ def test_a_streamed_object_keeps_nul_lone_surrogates_and_the_escape_character() 
     streamed = snapshots.Streamed(awkward.items)
     assert "".join(json_pieces(streamed, 1)) == expected
     assert decode(encode({"state": snapshots.Streamed(awkward.items)})) == {"state": awkward}
+
+
+def test_encode_calls_its_pause_after_each_chunk_and_writes_the_same_bytes() -> None:
+    # the snapshot writer's pause point between chunks: a fold snapshot of a large campaign is
+    # encoded in many small steps, and a command that starts meanwhile waits for one chunk at most
+    creature = {"hp": 10, "name": "x" * 200, "effects": [{"id": n} for n in range(5)]}
+    data = {"state": {"creatures": {f"c{n}": dict(creature) for n in range(2_000)}}, "orphans": []}
+    calls: list[int] = []
+    blob = encode(data, pause=lambda: calls.append(1))
+    assert blob == encode(data)
+    text = json.dumps(data, separators=(",", ":"))
+    assert 4 < len(calls) <= len(text) // ENCODE_CHUNK  # one per chunk compressed (the last: none)
+
+
+def test_a_snapshot_write_gives_way_inside_its_encodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ChronicleApplication._store_capture hands its pause point to every encode (the fold
+    # snapshot's and each checkpoint row's), not only between them
+    monkeypatch.setattr(snapshots, "ENCODE_CHUNK", 256)
+    app = open_application(Settings(database_url="memory:"))
+    try:
+        cid = create_demo(app, demo_rulesets()[0])
+        counted: list[str] = []
+        app._pause_point = lambda: counted.append("pause")  # type: ignore[method-assign]
+        real = snapshots.encode
+
+        def encoding(data: Any, pause: Callable[[], object] | None = None) -> bytes:
+            counted.append("encode")
+            return real(data, pause=pause)
+
+        monkeypatch.setattr("api.service.application.encode", encoding)
+        app.write_snapshot(cid)
+    finally:
+        app.close()
+    encodes = counted.count("encode")
+    assert encodes >= 1
+    # more pauses than the ones between the steps (two per fold snapshot, one per row batch)
+    assert counted.count("pause") > 2 + 2 * encodes
