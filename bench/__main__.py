@@ -129,9 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", help="campaign sizes, comma-separated: 10k,100k,300k (default: all)")
     ap.add_argument("--store", help="postgres, sqlite or both (comma-separated; default both)")
     ap.add_argument("--only", help=f"figures to run, comma-separated ({','.join(IDS)})")
-    ap.add_argument(
-        "--repeat", type=int, help="floor samples per cell (default 3 below 100k facts, 1 from 100k)"
-    )
+    ap.add_argument("--repeat", type=int, help="floor samples per cell (default 3 at every size)")
     ap.add_argument("--baseline", help="size of the per-request baseline campaign (default 1k)")
     ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
     ap.add_argument("--database-url", help="PostgreSQL database to create bench schemas in")

@@ -25,9 +25,12 @@ REVOCABLE = ("DamageTaken", "HealingApplied", "AttackMade", "ExperienceAwarded",
 @dataclass
 class Floors:
     facts: int
-    decode_s: float
+    decode_s: float  # the floor: read + decode, the collector paused as in the product's load
     load_s: float
     fold_s: float
+    decode_gc_s: float  # the same read with the collector running (the floor until 2026-12-07)
+    decode_cpu_s: float  # CPU time (this process, its threads included) of the two above
+    load_cpu_s: float
     orphans: int
     samples: list[dict[str, float]]
     peak_mb: float
@@ -88,6 +91,9 @@ class Cell:
                 decode_s=median([x["decode_s"] for x in s]),
                 load_s=median([x["load_s"] for x in s]),
                 fold_s=median([x["fold_s"] for x in s]),
+                decode_gc_s=median([x["decode_gc_s"] for x in s]),
+                decode_cpu_s=median([x["decode_cpu_s"] for x in s]),
+                load_cpu_s=median([x["load_cpu_s"] for x in s]),
                 orphans=int(s[-1]["orphans"]),
                 samples=s,
                 peak_mb=out["peak_mb"],

@@ -84,6 +84,7 @@ def load(emit: Emit, url: str, path: str, validate: bool = True) -> None:
 
 # ---------------------------------------------------------------------------- fold
 def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
+    from api.service.gcpause import gc_paused
     from api.service.settings import Settings
     from api.service.store import open_application
     from domain.rulesets import get_ruleset
@@ -94,16 +95,29 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
     samples: list[dict[str, float]] = []
     try:
 
-        def decode() -> tuple[float, float]:
-            """The decode-only read; then, untimed, a scratch ledger (no loader: every fact in
-            memory) of the facts decoded, and its fold timed: the fold alone, the floor of P3
-            and P4 (a full fold) and the fold's share of the load."""
+        def read() -> list[Any]:
+            return [app.mapper.to_domain_event(s) for s in app.recorder.select_events(cid)]
+
+        def decode() -> dict[str, float]:
+            """The decode-only read, with the collector paused as the product's load pauses it
+            (``gc_paused``: so the floor is not charged collections the load does not make,
+            which grow with the campaign: at 100k they were half of the read's CPU) and, for
+            comparison with earlier rounds, with it running (the floor until 2026-12-07); then,
+            untimed, a scratch ledger (no loader: every fact in memory) of the facts decoded,
+            and its fold timed: the fold alone, the floor of P3 and P4 (a full fold) and the
+            fold's share of the load."""
             from domain.ledger import Ledger
 
             gc.collect()
+            with gc_paused():
+                began, cpu = time.perf_counter(), time.process_time()
+                events = read()
+                took, took_cpu = time.perf_counter() - began, time.process_time() - cpu
+            del events
+            gc.collect()
             began = time.perf_counter()
-            events = [app.mapper.to_domain_event(s) for s in app.recorder.select_events(cid)]
-            took = time.perf_counter() - began
+            events = read()
+            took_gc = time.perf_counter() - began
             start = events[0]
             ledger = Ledger(get_ruleset(start.ruleset), start.flags, first_seq=2)
             for e in events[1:]:
@@ -114,31 +128,32 @@ def fold(emit: Emit, url: str, campaign_id: str, repeat: int) -> None:
             ledger.state  # noqa: B018 - the fold, with its checkpoints
             fold_s = time.perf_counter() - began
             del ledger
-            return took, fold_s
+            return {"decode_s": took, "decode_cpu_s": took_cpu, "decode_gc_s": took_gc, "fold_s": fold_s}
 
-        def full() -> tuple[float, int]:
+        def full() -> dict[str, float]:
             app._campaigns.pop(cid, None)  # a cold load: the product's cache is per process
             gc.collect()
             # The product's load reads, decodes, appends and folds as it goes (then, from
             # FREEZE_AFTER facts, collects and freezes the heap): all of it is the load.
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             campaign = app.campaign(cid)
             campaign.ledger.state  # noqa: B018 - folded by the load already (nothing left)
-            load_s = time.perf_counter() - began
+            load_s, load_cpu = time.perf_counter() - began, time.process_time() - cpu
             orphans = len(campaign.ledger.orphans)
             app._campaigns.pop(cid, None)
             del campaign
             gc.unfreeze()
-            return load_s, orphans
+            return {"load_s": load_s, "load_cpu_s": load_cpu, "orphans": orphans}
 
         for i in range(repeat):
+            # alternately first: neither side always reads what the other just read
             if i % 2 == 0:
-                d, fold_s = decode()
-                load_s, orphans = full()
+                d = decode()
+                f = full()
             else:
-                load_s, orphans = full()
-                d, fold_s = decode()
-            samples.append({"decode_s": d, "load_s": load_s, "fold_s": fold_s, "orphans": orphans})
+                f = full()
+                d = decode()
+            samples.append({**d, **f})
             emit({"samples": samples})
     finally:
         app.close()

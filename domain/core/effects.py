@@ -127,6 +127,8 @@ def drop(state: Any, c: Any, pred: Callable[[Effect], bool]) -> list[Effect]:
 
 def begin_pending(state: Any, c: Any) -> list[str]:
     """Start the aftereffects waiting on ``c`` (SW-46, B-OR-13); their ids."""
+    if not c.effects:  # (no effect: nothing waits; every turn end asks)
+        return []
     started = [e["effect_id"] for e in c.effects if e.get("pending")]
     if started:
         owned = state.own(c.id)
@@ -141,6 +143,8 @@ def active(e: Effect) -> bool:
 
 def components(c: Any, key: str) -> list[tuple[Effect, Any]]:
     """Every ``key`` component of the effects in force on ``c``, with its effect."""
+    if not c.effects:  # (no effect: no component; every turn start asks)
+        return []
     return [(e, comp[key]) for e in c.effects if active(e) for comp in e["components"] if key in comp]
 
 

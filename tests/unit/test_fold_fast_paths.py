@@ -223,3 +223,36 @@ def test_stacking_an_untyped_breakdown_is_the_general_stacking(parts: list[dict[
     ]
     assert stacked == expected
     assert stacked is not parts
+
+
+@given(
+    regeneration=st.integers(-2, 5),
+    hp=st.integers(-3, 20),
+    wounds=st.integers(0, 3),
+    life=st.sampled_from(["active", "dying", "dead"]),
+    at_0_hp=st.booleans(),
+)
+def test_a_creature_without_effects_regenerates_and_owes_as_the_general_forms_say(
+    regeneration: int, hp: int, wounds: int, life: str, at_0_hp: bool
+) -> None:
+    """The early returns for a creature with no effect (every turn start and end asks):
+    ``_regenerate`` reads the sheet's regeneration, ``components`` and ``begin_pending`` find
+    nothing, as the general forms over an empty effect list do."""
+    from domain.core import effects as core_effects
+
+    c, general = new_creature("t"), new_creature("t")
+    for x in (c, general):
+        x.effects, x.regeneration, x.hp, x.max_hp, x.wounds, x.life = [], regeneration, hp, 20, wounds, life
+    # an effect that is not in force yet: the general forms run, and find nothing
+    general.effects = [{"effect_id": "e0", "pending": True, "components": [], "duration": {}}]
+    assert sw_encounters._regenerate(c, at_0_hp) == sw_encounters._regenerate(general, at_0_hp)
+    assert (c.hp, c.max_hp) == (general.hp, general.max_hp)
+    assert core_effects.components(c, "ongoing") == [] == core_effects.components(general, "ongoing")
+    assert core_effects.begin_pending(None, c) == []
+    assert core_effects.highest_per_type(c, "ongoing") == {}
+
+
+@given(values=st.lists(st.integers(-50, 50), max_size=8))
+def test_totals_are_the_sums(values: list[int]) -> None:
+    """``bonuses.total`` (a loop) is the sum of the parts' values."""
+    assert bonuses.total([{"source": "x", "value": v} for v in values]) == sum(values)

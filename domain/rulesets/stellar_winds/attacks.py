@@ -60,7 +60,13 @@ def check_power(power: dict[str, Any]) -> dict[str, Any]:
     ):
         raise InvalidInput("power.attack_bonus must be a whole number", field="power.attack_bonus")
     types = out["damage_types"]
-    if not isinstance(types, list) or any(t not in DAMAGE_TYPES for t in types):
+    known = isinstance(types, list)
+    if known:
+        for t in types:  # (a loop, not any() over a generator: every attack asks)
+            if t not in DAMAGE_TYPES:
+                known = False
+                break
+    if not known:
         raise InvalidInput(
             f"power.damage_types must be a list of {', '.join(sorted(DAMAGE_TYPES))}",
             field="power.damage_types",
@@ -286,7 +292,10 @@ def attack_made(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
             attacker, target, power, entry, id_set, ctx, ignored, state.flags, tconds, aconds
         )
         d20 = dice.roll_total(roll)
-        total = d20 + sum(x["value"] for x in parts)
+        added = 0
+        for x in parts:  # (a loop: sum() over a generator costs a frame per attack)
+            added += x["value"]
+        total = d20 + added
         adjacent = bool(entry.get("adjacent", adjacent_by_default(kind)))
         defense, defense_parts = defense_of(target, power["defense"], kind, adjacent, state.flags, tconds)
         reaches = total >= defense

@@ -77,4 +77,7 @@ def declared(
 
 
 def total(parts: list[dict[str, Any]]) -> int:
-    return sum(int(p["value"]) for p in parts)
+    out = 0
+    for p in parts:  # (a loop, not sum() over a generator: every defense and save asks)
+        out += int(p["value"])
+    return out

@@ -98,13 +98,17 @@ class StellarWindsEncounters(core.Rules):
         if c.life == "dead":
             return []
         saved = enc.turn_log.get("saved", ())
-        owed: list[core.Owed] = [
-            ("SavingThrowRolled", {"creature": cid, "effect_id": e["effect_id"]})
-            for e in c.effects
-            if e["duration"].get("kind") == "save_ends"
-            and not e.get("pending")
-            and e["effect_id"] not in saved
-        ]
+        owed: list[core.Owed] = (
+            [
+                ("SavingThrowRolled", {"creature": cid, "effect_id": e["effect_id"]})
+                for e in c.effects
+                if e["duration"].get("kind") == "save_ends"
+                and not e.get("pending")
+                and e["effect_id"] not in saved
+            ]
+            if c.effects  # (no effect: no save owed; every turn end asks)
+            else []
+        )
         if (
             c.life == "dying"
             and c.makes_death_saves
@@ -297,14 +301,17 @@ def _ongoing(state: SWState, c: Creature) -> list[dict[str, Any]]:
 def _regenerate(c: Creature, at_0_hp: bool = False) -> dict[str, Any] | None:
     """SW-39, B-SW-22, adopted ruling 10: the largest source; HP only; not at 0 HP (unless the flag
     ``sw.regeneration_at_0_hp`` lets a creature with wounds above 0 regenerate); capped at max."""
-    sources = [
-        int(comp["regeneration"])
-        for e in c.effects
-        if _active(e)
-        for comp in e["components"]
-        if "regeneration" in comp
-    ]
-    amount = max([c.regeneration, *sources])
+    if not c.effects:  # (no effect: the sheet's own regeneration; every turn start asks)
+        amount = c.regeneration
+    else:
+        sources = [
+            int(comp["regeneration"])
+            for e in c.effects
+            if _active(e)
+            for comp in e["components"]
+            if "regeneration" in comp
+        ]
+        amount = max([c.regeneration, *sources])
     if amount <= 0 or c.life == "dead" or c.hp <= 0 and not (at_0_hp and c.wounds > 0):
         return None
     healed = min(amount, c.max_hp - c.hp)

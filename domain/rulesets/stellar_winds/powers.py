@@ -302,7 +302,9 @@ def bluffed_for(state: SWState, target: str, attacker: str) -> bool:
     """C1.2 BluffForCombatAdvantageRolled: the target carries a bluff that gives this attacker
     combat advantage against it."""
     t = state.creatures.get(target)
-    return t is not None and any(
+    if t is None or not t.effects:  # (no effect: no bluff; most targets)
+        return False
+    return any(
         comp.get("combat_advantage_for") == attacker
         for e in t.effects
         if not e.get("pending")
@@ -317,11 +319,12 @@ def attack(inner: Handler) -> Handler:
 
     def handler(state: SWState, p: dict[str, Any], ctx: Any) -> dict[str, Any]:
         power = p["power"]
-        if power.keys().isdisjoint(GEAR_KEYS) and not any(
-            bluffed_for(state, t["target"], p["attacker"]) and "combat_advantage" not in _names(t)
-            for t in p["targets"]
-        ):
-            return inner(state, p, ctx)  # the usual attack: what the copies below would come to
+        if power.keys().isdisjoint(GEAR_KEYS):
+            for t in p["targets"]:  # (a loop, not any() over a generator: every attack asks)
+                if bluffed_for(state, t["target"], p["attacker"]) and "combat_advantage" not in _names(t):
+                    break
+            else:
+                return inner(state, p, ctx)  # the usual attack: what the copies below would come to
         plain = {k: v for k, v in power.items() if k not in GEAR_KEYS}
         targets = [dict(t) for t in p["targets"]]
         extra: dict[str, Any] = {}
