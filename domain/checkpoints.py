@@ -295,7 +295,15 @@ class Values:
                 parts.append(kx)
                 items.append((ck, cx))
                 same = same and ck is k and cx is x
-            return self._canon(v, tuple(parts), same, lambda: dict(items))
+            key = hash(tuple(parts))
+            got = self._table.get(key)
+            if got is not None and type(got) is dict and len(got) == len(items):
+                pairs = zip(got.items(), items, strict=True)
+                if all(_same(gk, ck) and _same(gx, cx) for (gk, gx), (ck, cx) in pairs):
+                    if got is not v:
+                        self.shared += 1
+                    return got, key
+            return self._canon(v if same else dict(items), key, got)
         if t is list or t is tuple:
             parts = [_LIST if t is list else _TUPLE]
             same = True
@@ -307,17 +315,24 @@ class Values:
                 parts.append(kx)
                 out.append(cx)
                 same = same and cx is x
-            return self._canon(v, tuple(parts), same, lambda: out if t is list else tuple(out))
+            key = hash(tuple(parts))
+            got = self._table.get(key)
+            if got is not None and type(got) is t and len(got) == len(out):
+                if all(_same(g, c) for g, c in zip(got, out, strict=True)):
+                    if got is not v:
+                        self.shared += 1
+                    return got, key
+            return self._canon(v if same else (out if t is list else tuple(out)), key, got)
         return v, None
 
-    def _canon(self, v: Any, key: tuple[Any, ...], same: bool, rebuilt: Callable[[], Any]) -> tuple[Any, Any]:
-        got = self._table.get(key)
-        if got is not None:
-            if got is not v:
-                self.shared += 1
-            return got, key
-        mine = v if same else rebuilt()
-        self._put(key, mine)
+    def _canon(self, mine: Any, key: int, got: Any) -> tuple[Any, Any]:
+        """``mine`` (holding the table's objects) as the table's object for its value, under
+        ``key``: the hash of its type and its parts' keys (the values inside a value are the
+        table's, so its parts are compared by identity: only the hash is kept, not a key as big
+        as the value). Another value with that hash (``got``) keeps its place: this one is left
+        unshared."""
+        if got is None:
+            self._put(key, mine)
         return mine, key
 
     def _put(self, key: Any, value: Any) -> None:
@@ -373,6 +388,20 @@ class Values:
 
 
 _TRUE, _FALSE, _FLOAT, _DICT, _LIST, _TUPLE = (object() for _ in range(6))  # keys' tags
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two parts of values the table holds are the same: the same object (strings, dictionaries
+    and lists the table shares), or a number equal with its type (``True`` is not ``1``, and a
+    float's ``repr`` tells ``-0.0`` from ``0.0``)."""
+    if a is b:
+        return True
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is int:
+        return bool(a == b)
+    return t is float and repr(a) == repr(b)
 
 
 PointLoader = Callable[[int], tuple[Any, Orphans]]

@@ -125,7 +125,7 @@ class CheckedFacts(Sequence[Fact]):
     back from here, not from a store that does not hold them yet).
     """
 
-    BLOCK = 1 << 20  # bytes read (and written) at a time
+    BLOCK = 1 << 18  # bytes read (and written) at a time (1 MiB held 0.75 MB more at the peak)
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)

@@ -109,7 +109,9 @@ SNAPSHOT_EVERY = 5_000
 LOAD_PAGE = 2_000  # facts read from the store per query when loading a campaign
 FREEZE_AFTER = 20_000  # a cold load of a campaign of at least this many facts freezes the heap it built (gc)
 LOAD_READ_AHEAD = True  # a load reads its next page on a thread while it folds the current one
-IMPORT_BATCH = 500  # facts saved per transaction by an import (2,000: +18 MB of events in flight at once)
+# facts saved per transaction by an import (each fact in flight costs about 9 KB: 2,000 were +18 MB
+# at once, 500 still 2-3 MB more at the peak than 100)
+IMPORT_BATCH = 100
 POINTS_BATCH = 16  # checkpoint rows written per call when a snapshot is stored
 # give_way: after a command, the work beside the request path (the in-process read models) waits
 # this long for the next one too -- a client sends its next command as soon as the last is answered

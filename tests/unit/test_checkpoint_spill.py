@@ -320,6 +320,38 @@ def test_a_table_of_values_shares_only_what_is_equal_with_its_types_and_order() 
     assert table.shared > 0
 
 
+def test_a_table_of_values_keeps_hashes_not_keys_as_big_as_its_values() -> None:
+    """The table is keyed by a hash of each value's type and parts (strings by themselves), not
+    by a copy of the value's structure (at 100k facts those keys were most of the table)."""
+    table = Values()
+    table.share({"ongoing": {"amount": 5, "kinds": ["fire", "cold"]}, "save": -0.0, "on": True})
+    assert len(table) > 3
+    assert all(type(k) in (int, str) for k in table._table)
+
+
+def test_a_table_of_values_whose_hashes_collide_still_shares_only_what_is_equal(
+    monkeypatch: Any,
+) -> None:
+    """Every hash the same (a collision for every pair): values are compared part by part, so an
+    unequal value is never given another's object, and an equal one still is."""
+    monkeypatch.setattr(checkpoints, "hash", lambda parts: 7, raising=False)
+    table = Values()
+    first = ["fire", 1, 2.5]  # the first value keyed takes the one hash there is
+    assert table.share(first) is first
+    assert table.share(json.loads(json.dumps(first))) is first
+    for other in (
+        ["fire", 1, 2.6],
+        ["fire", True, 2.5],
+        ["fire", 1.0, 2.5],
+        ("fire", 1, 2.5),
+        [1, "fire", 2.5],
+        {"fire": 1},
+    ):
+        got = table.share(other)
+        assert got == other and got is not first and type(got) is type(other)
+    assert table.share([0.0]) is not table.share([-0.0])
+
+
 @SETTINGS
 @given(st.integers(200, 600), st.integers(0, 10**6), st.sampled_from([4, 8]), st.integers(1, 3))
 def test_a_dry_run_sharing_its_values_persists_and_reads_like_one_that_does_not(
