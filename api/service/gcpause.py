@@ -58,7 +58,8 @@ def gc_paused() -> Iterator[Pause]:
     correction ran (a collection holds the interpreter: no pause point inside it). The
     collection comes first so that no garbage is frozen: the reference cycles any thread dropped
     before or during the pause are freed by it. What the refold replaced is freed by reference
-    counting as before; what is frozen waits for an eviction's ``gc.unfreeze()``."""
+    counting as before; what is frozen waits for an eviction's ``gc.unfreeze()``, or for the
+    frozen heap to double (``_collect_and_freeze``)."""
     with _gc_lock:
         if _gc_pauses[0] == 0:
             _gc_pauses[1] = gc.isenabled()
@@ -72,14 +73,46 @@ def gc_paused() -> Iterator[Pause]:
         with _gc_lock:
             if pause.freeze:
                 _gc_pauses[2] = True
-            _gc_pauses[0] -= 1
-            if _gc_pauses[0] == 0:
-                if _gc_pauses[2]:
-                    _gc_pauses[2] = False
-                    gc.collect()
-                    gc.freeze()
-                if _gc_pauses[1]:
-                    gc.enable()
+            collect = _gc_pauses[0] == 1 and bool(_gc_pauses[2])
+            if collect:
+                _gc_pauses[2] = False
+            else:
+                _end_pause()
+        if collect:
+            # Still counted, and outside the lock: a pause begun meanwhile (another thread's, or
+            # a finalizer's that this collection runs) only counts, and neither waits for the
+            # collection nor finds the collector already off and leaves it off when it ends.
+            try:
+                _collect_and_freeze()
+            finally:
+                with _gc_lock:
+                    _end_pause()
+
+
+def _end_pause() -> None:
+    _gc_pauses[0] -= 1
+    if _gc_pauses[0] == 0 and _gc_pauses[1]:
+        gc.enable()
+
+
+# The freeze count after the last collection that unfroze everything first. Whatever a freeze
+# holds is collected only after an ``unfreeze``: the reference cycles of requests in flight when
+# a correction's refold is frozen are garbage that waits there (a hot campaign is never evicted,
+# and its eviction is what unfreezes). When the frozen heap has doubled since, it is unfrozen and
+# collected whole before it is frozen again: the frozen garbage stays below the live heap.
+_frozen_after_full = [0]
+FROZEN_GROWTH = 2.0
+FROZEN_MIN = 100_000
+
+
+def _collect_and_freeze() -> None:
+    gc.collect()
+    gc.freeze()
+    if gc.get_freeze_count() > FROZEN_GROWTH * max(_frozen_after_full[0], FROZEN_MIN):
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        _frozen_after_full[0] = gc.get_freeze_count()
 
 
 def tune_collector() -> None:

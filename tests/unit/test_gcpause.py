@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from api.cli.main import app
 from api.cli.process import free_port
+from api.service import gcpause
 from api.service.gcpause import SERVER_THRESHOLDS, tune_collector
 
 
@@ -63,3 +64,50 @@ def test_serve_runs_with_the_server_thresholds(thresholds: None, monkeypatch: py
         env={"CHRONICLE_DATABASE_URL": "memory:"},
     )
     assert seen == [SERVER_THRESHOLDS]
+
+
+class PausesWhenFreed:
+    """A finalizer that pauses (as ``ChronicleApplication.__del__`` may), in a reference cycle so
+    that only the collection at the end of a freezing pause runs it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        with gcpause.gc_paused():
+            pass
+
+
+def test_a_finalizer_that_pauses_during_the_freezing_collection_leaves_the_collector_on(
+    thresholds: None,
+) -> None:
+    assert gc.isenabled()
+    with gcpause.gc_paused() as pause:
+        PausesWhenFreed()  # garbage at once: freed by the collection below
+        pause.freeze = True
+    assert gc.isenabled(), "the nested pause found the collector off and left it off"
+    assert gcpause._gc_pauses[0] == 0
+
+
+def test_the_frozen_heap_is_collected_whole_once_it_has_doubled(
+    thresholds: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cycles dropped while frozen are garbage that only an unfreeze lets the collector see; a
+    freezing pause unfreezes and collects everything once the frozen heap has grown past
+    ``FROZEN_GROWTH`` times what it was after the last such collection."""
+    gc.collect()
+    gc.freeze()
+    monkeypatch.setattr(gcpause, "FROZEN_MIN", 1)
+    monkeypatch.setattr(gcpause, "_frozen_after_full", [gc.get_freeze_count()])
+    kept = [Node() for _ in range(10)]
+    with gcpause.gc_paused() as pause:
+        pause.freeze = True  # frozen: the ten nodes
+    dropped = weakref.ref(kept[0])
+    del kept  # ten cycles, frozen: not collected while frozen
+    gc.collect()
+    assert dropped() is not None
+    grow = [[object()] for _ in range(2 * gc.get_freeze_count())]  # the live heap doubles
+    with gcpause.gc_paused() as pause:
+        pause.freeze = True
+    assert dropped() is None, "the frozen garbage was never collected"
+    assert not any(o is grow for o in gc.get_objects()), "the live heap is frozen again"
