@@ -29,7 +29,7 @@ class Floors:
     load_s: float
     fold_s: float
     decode_gc_s: float  # the same read with the collector running (the floor until 2026-12-07)
-    decode_cpu_s: float  # CPU time (this process, its threads included) of the two above
+    decode_cpu_s: float  # CPU time (this process, its threads included) of the floor read (decode_s)
     load_cpu_s: float
     orphans: int
     samples: list[dict[str, float]]
