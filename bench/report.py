@@ -41,7 +41,7 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("as-of, recorded (s; x a full fold)", "P4", "as-of a random position, view RECORDED"),
     ("full fold from the store (facts/s; x decode-only)", "P2", "full fold from the store"),
     ("load + fold per fact (us; x the smallest size)", "P2", "load + fold, per fact"),
-    ("load + fold CPU per fact (us; x the smallest size)", "P2", "load + fold, CPU per fact"),
+    ("load + fold CPU per fact (us; x the smallest size; diagnostic)", "P2", "load + fold, CPU per fact"),
     ("cold load, first answer (s; x read+decode+fold)", "COLD", "cold load"),
     ("rebuild (events/s; x decode-only)", "P5", "read-model rebuild, chronicle rebuild"),
     ("rebuild (events/s; x raw row writes)", "P5", "read-model rebuild vs raw row writes"),

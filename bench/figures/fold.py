@@ -90,7 +90,9 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
             )
         )
         # The same in CPU time of the loading process (its read-ahead thread included, the
-        # store's own work not): what other processes on a shared machine move least.
+        # store's own work not): what other processes on a shared machine move least. A
+        # diagnostic, not the figure judged: the store's own work is the part most likely to
+        # grow with the campaign, and it is left out here.
         out.append(
             Figure(
                 "P2",
@@ -99,7 +101,6 @@ def run(ctx: Context, cell: Cell) -> list[Figure]:
                 first[2],
                 "CPU-us/fact",
                 f"load + fold CPU per fact of the {first[0]:,}-fact campaign, same store, same run",
-                goal="<= 1.2",
                 samples=len(floors.samples),
                 **tag,
             )
