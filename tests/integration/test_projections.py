@@ -786,6 +786,39 @@ def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
         follower.close()
 
 
+def test_a_step_of_one_campaign_reads_on_past_the_lookahead(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """With ``overlap``, a step whose notifications are all of one campaign reads on past the
+    look-ahead to the log's end (its rows stream to the writer: the look-ahead bounds no memory
+    there, and each step after the first would refold from the earliest fact the next step's
+    corrections reach); an explicit ``limit`` is kept, and once a page holds another campaign's
+    notification the step ends at the look-ahead (or that page)."""
+    first = _six_hits(app)
+    follower = follower_for(store, app, batch_size=3, lookahead=4, overlap=True, read_page=2)
+    try:
+        mine = app.recorder.max_notification_id()
+        assert follower.step(4) == 4  # a limit given: kept
+        assert follower.step() == mine - 4  # on to the log's end, in one step
+        assert follower.views.tracking_position() == mine
+        check_against_application(app, follower.views, first)
+        follower.views.reset()
+    finally:
+        follower.close()
+    second = _six_hits(app)
+    head = app.recorder.max_notification_id()
+    follower = follower_for(store, app, batch_size=3, lookahead=4, overlap=True, read_page=2)
+    try:
+        # pages of 4: the third (notifications 9-12) holds the second campaign's first ones
+        assert mine < 12 < head
+        assert follower.step() == 12
+        assert follower.catch_up() == head - 12
+        check_against_application(app, follower.views, first)
+        check_against_application(app, follower.views, second)
+    finally:
+        follower.close()
+
+
 def test_a_failed_write_of_a_streamed_batch_raises_and_commits_nothing_after_it(
     app: ChronicleApplication, store: Settings
 ) -> None:
