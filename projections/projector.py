@@ -284,6 +284,9 @@ class _Shown:
     only the changes are viewed and written."""
 
     known: bool = False
+    # (creatures, encounters) the store holds none of the campaign's rows: it was started after
+    # their tracking, and none were written since; the next ones are all new (``batch.replaced``)
+    empty: bool = False
     token: int = 0
     context: tuple[Any, ...] = ()
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -293,6 +296,7 @@ class _Shown:
 
     def forget(self) -> None:
         self.known = False
+        self.empty = False
         self.token = 0
         self.context = ()
         self.views.clear()
@@ -571,7 +575,7 @@ class Projector:
                 campaign = event.mutate(None)
                 assert isinstance(campaign, Campaign)
                 self._remember(campaign)
-                self._showing(campaign, n.id)
+                self._showing(campaign, n.id, started=True)
             return self._campaigns[cid]
         if not isinstance(event, Campaign.FactRecorded):
             return None  # some other aggregate: nothing to project
@@ -597,11 +601,12 @@ class Projector:
         self._showing(loaded, notification_id)
         return loaded
 
-    def _showing(self, campaign: Campaign, notification_id: int) -> None:
+    def _showing(self, campaign: Campaign, notification_id: int, started: bool = False) -> None:
         """A campaign met at notification ``notification_id`` (its state now is the one just
         before it): a projection whose rows are behind that notification holds exactly this
         state's rows (nothing of this campaign lies between its tracking and the notification);
-        one at or past it holds a later state's, unknown here (its next rows replace them all)."""
+        one at or past it holds a later state's, unknown here (its next rows replace them all).
+        ``started``: met at its start, so the first holds none of its rows (``_Shown.empty``)."""
         state = campaign.ledger.present()
         journal = _journal(state)
         self._journals[campaign.id] = OrderedDict({journal.token: journal})
@@ -610,6 +615,7 @@ class Projector:
         for p, known in shown.items():
             if self._positions.get(p, 0) < notification_id:
                 known.shows(journal, context)
+                known.empty = started
 
     def _remember(self, campaign: Campaign) -> None:
         self._campaigns[campaign.id] = campaign
@@ -757,8 +763,9 @@ class Projector:
         # what changed since the creature rows (or, unknown, the encounter rows) were derived
         since = _changed_since(creatures, journal, history) or _changed_since(encounters, journal, history)
         if "creatures" in wanted:
-            if not creatures.known:
+            if not creatures.known or creatures.empty:  # every row is in this batch
                 batch.replaced.setdefault("creatures", set()).add(cid)
+                creatures.empty = False
             views, gone = _changes(
                 creatures,
                 "creatures",
@@ -783,8 +790,9 @@ class Projector:
                 maybe = dict.fromkeys(mine[1])
                 for c in since[0]:
                     maybe.update(dict.fromkeys(encounters.member_of.get(c, ())))
-            if not encounters.known:
+            if not encounters.known or encounters.empty:
                 batch.replaced.setdefault("encounters", set()).add(cid)
+                encounters.empty = False
             views, gone = _changes(
                 encounters,
                 "encounters",

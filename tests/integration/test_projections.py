@@ -786,6 +786,45 @@ def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
         follower.close()
 
 
+def test_the_rows_of_a_campaign_started_in_a_batch_are_written_whole(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A campaign started in the batch has all its creature and encounter rows in it
+    (``batch.replaced``): the store holds none, so they are inserted as new rows (PostgreSQL:
+    ``COPY``, from ``insert_new_from`` rows, as a rebuild writes them); the batches after it
+    write only what changed, as upserts."""
+    cid = _six_hits(app)
+    follower = follower_for(store, app, batch_size=100, lookahead=100)
+    views = follower.views
+    views.insert_new_from = 1
+    replaced: list[dict[str, set[str]]] = []
+    inserted: list[str] = []
+    write, insert = views.write, views._insert_new
+
+    def spy(batch: Batch) -> bool:
+        replaced.append({p: set(ids) for p, ids in batch.replaced.items()})
+        return write(batch)
+
+    def spy_insert(table: str, rows: list[dict[str, Any]]) -> None:
+        inserted.append(table)
+        insert(table, rows)
+
+    views.write = spy  # type: ignore[method-assign]
+    views._insert_new = spy_insert  # type: ignore[method-assign]
+    try:
+        follower.step()
+        assert replaced == [{"creatures": {str(cid)}, "encounters": {str(cid)}}]
+        assert "view_creatures" in inserted
+        check_against_application(app, views, cid)
+        del inserted[:]
+        StellarWindsCommands(app).deal_damage(cid, "vex", amount=1)
+        follower.step()
+        assert replaced[1:] == [{}] and "view_creatures" not in inserted
+        check_against_application(app, views, cid)
+    finally:
+        follower.close()
+
+
 def test_a_step_of_one_campaign_reads_on_past_the_lookahead(
     app: ChronicleApplication, store: Settings
 ) -> None:
