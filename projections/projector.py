@@ -307,6 +307,15 @@ class _Shown:
         """The rows now hold the views of the state ``journal`` was taken of."""
         self.known, self.token, self.context = True, journal.token, context
 
+    def new(self, seq: int) -> bool:
+        """The row of a position never written is written, its digest not taken (0: not known)."""
+        written = self.written
+        if seq == len(written) + 1:
+            written.append(0)
+        else:
+            written.extend([0] * (seq - len(written)))
+        return True
+
     def changed(self, seq: int, digest: int) -> bool:
         """Whether the row of ``seq`` differs from the one last written (then it is noted as written)."""
         i = seq - 1
@@ -429,9 +438,18 @@ class Projector:
     """Turns notifications into :class:`Batch` es of view rows (no I/O except lazy loads)."""
 
     def __init__(
-        self, source: Source, *, max_campaigns: int = 1024, pause: Callable[[], object] | None = None
+        self,
+        source: Source,
+        *,
+        max_campaigns: int = 1024,
+        pause: Callable[[], object] | None = None,
+        digest_new: bool = True,
     ) -> None:
         self.source = source
+        # False (a rebuild, which folds each fact once): the history and log rows of a position
+        # never written are written without taking their digest (0: not known), so a later
+        # refold over them writes them again, the same rows, instead of only those that changed
+        self.digest_new = digest_new
         self.max_campaigns = max_campaigns
         # called every PAUSE_EVERY facts a batch refolds or derives rows of (may block: the
         # in-process follower gives way to the server's commands there; Follower)
@@ -724,16 +742,20 @@ class Projector:
             nids = self._notification_ids.get(campaign.id, {})
             res = ledger.resolution_as_read()  # (safe in a fold's sink: the resolution being folded)
             pause = self.pause
+            skip = not self.digest_new
             for k, r in enumerate(readings, 1):
                 if pause is not None and k % PAUSE_EVERY == 0:
                     pause()
                 seq = r.entry.seq
+                fresh = skip and seq > len(facts.written) and seq > len(log.written)
                 try:
                     fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
                     own = seq not in res.amended  # then the payload is the fact's own
-                    if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
+                    if "facts" in wanted and (
+                        facts.new(seq) if fresh else facts.changed(seq, _digest(fact, own))
+                    ):
                         batch.facts[(cid, seq)] = fact
-                    if "log" in wanted and log.changed(seq, _digest(line)):
+                    if "log" in wanted and (log.new(seq) if fresh else log.changed(seq, _digest(line))):
                         batch.log[(cid, seq)] = line
                 except Exception as exc:
                     raise _AtFact(seq, exc) from exc

@@ -112,6 +112,8 @@ class Follower:
     next correction's on the request path, in one interpreter (bench P3 on SQLite: early revokes
     1.6-2.4x a full fold). A step of fewer facts than ``PAUSE_EVERY`` never pauses.
 
+    ``digest_new``: see :class:`~projections.projector.Projector` (False for :func:`rebuild`).
+
     ``overlap``: a step of more than ``batch_size`` notifications commits its transactions on a
     thread of its own (:class:`_Writer`) while the step folds on: the projector hands out each
     ``batch_size`` part as soon as the fold has passed it (:meth:`Projector.project` with
@@ -145,8 +147,10 @@ class Follower:
         patience_s: float = PATIENCE_S,
         overlap: bool = False,
         read_page: int = READ_PAGE,
+        digest_new: bool = True,
     ) -> None:
         self.batch_size = batch_size
+        self.digest_new = digest_new  # see Projector
         self.overlap = overlap
         self.read_page = read_page
         self.pause_gc = pause_gc
@@ -197,7 +201,9 @@ class Follower:
     def projector(self) -> Projector:
         if self._projector is None:
             self._projector = Projector(
-                self.application, pause=self._pause if self.give_way is not None else None
+                self.application,
+                pause=self._pause if self.give_way is not None else None,
+                digest_new=self.digest_new,
             )
         return self._projector
 
@@ -628,8 +634,16 @@ def rebuild(
     unknown = wanted - set(PROJECTIONS)
     if unknown:
         raise ValueError(f"unknown projection(s) {', '.join(sorted(unknown))}; use {', '.join(PROJECTIONS)}")
+    # (a rebuild folds each fact once, unless a correction reaches back across its steps: the
+    # rows of new positions are written without their digests, which only a later refold reads)
     follower = Follower(
-        source, views, batch_size=batch_size, lookahead=lookahead, pause_gc=pause_gc, overlap=overlap
+        source,
+        views,
+        batch_size=batch_size,
+        lookahead=lookahead,
+        pause_gc=pause_gc,
+        overlap=overlap,
+        digest_new=False,
     )
     try:
         follower.views.reset(names)

@@ -632,6 +632,41 @@ def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
         follower.close()
 
 
+def test_a_rebuild_takes_no_digests_of_new_rows_so_a_later_refold_writes_its_reach_again(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """``digest_new=False`` (:func:`rebuild`'s follower, which folds each fact once): the rows of
+    positions never written are written without their digests, so a correction folded by the same
+    follower later writes every row from its reach again (the same rows), not only those that
+    read differently; the rows end the same."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    blow = sw.deal_damage(cid, "orc", amount=3).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)
+    follower = wiring.follower(store, app, batch_size=500, digest_new=False)
+    written: list[set[int]] = []
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        written.append({seq for _, seq in [*batch.facts, *batch.log]})
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        follower.catch_up()
+        assert written[-1] == set(range(2, blow + 6))
+        undo = app.revoke(cid, blow, "misread die").position
+        follower.catch_up()
+        assert written[-1] == set(range(blow, undo + 1))  # (with digests: {blow, undo})
+        check_against_application(app, follower.views, cid)
+        rows = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == rows
+    finally:
+        follower.close()
+
+
 @hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     actions=st.lists(st.tuples(ops, st.booleans()), min_size=1, max_size=20),
