@@ -284,6 +284,9 @@ class _Shown:
     only the changes are viewed and written."""
 
     known: bool = False
+    # (creatures, encounters) the store holds none of the campaign's rows: it was started after
+    # their tracking, and none were written since; the next ones are all new (``batch.replaced``)
+    empty: bool = False
     token: int = 0
     context: tuple[Any, ...] = ()
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -293,6 +296,7 @@ class _Shown:
 
     def forget(self) -> None:
         self.known = False
+        self.empty = False
         self.token = 0
         self.context = ()
         self.views.clear()
@@ -302,6 +306,15 @@ class _Shown:
     def shows(self, journal: Journal, context: tuple[Any, ...]) -> None:
         """The rows now hold the views of the state ``journal`` was taken of."""
         self.known, self.token, self.context = True, journal.token, context
+
+    def new(self, seq: int) -> bool:
+        """The row of a position never written is written, its digest not taken (0: not known)."""
+        written = self.written
+        if seq == len(written) + 1:
+            written.append(0)
+        else:
+            written.extend([0] * (seq - len(written)))
+        return True
 
     def changed(self, seq: int, digest: int) -> bool:
         """Whether the row of ``seq`` differs from the one last written (then it is noted as written)."""
@@ -425,9 +438,18 @@ class Projector:
     """Turns notifications into :class:`Batch` es of view rows (no I/O except lazy loads)."""
 
     def __init__(
-        self, source: Source, *, max_campaigns: int = 1024, pause: Callable[[], object] | None = None
+        self,
+        source: Source,
+        *,
+        max_campaigns: int = 1024,
+        pause: Callable[[], object] | None = None,
+        digest_new: bool = True,
     ) -> None:
         self.source = source
+        # False (a rebuild, which folds each fact once): the history and log rows of a position
+        # never written are written without taking their digest (0: not known), so a later
+        # refold over them writes them again, the same rows, instead of only those that changed
+        self.digest_new = digest_new
         self.max_campaigns = max_campaigns
         # called every PAUSE_EVERY facts a batch refolds or derives rows of (may block: the
         # in-process follower gives way to the server's commands there; Follower)
@@ -571,7 +593,7 @@ class Projector:
                 campaign = event.mutate(None)
                 assert isinstance(campaign, Campaign)
                 self._remember(campaign)
-                self._showing(campaign, n.id)
+                self._showing(campaign, n.id, started=True)
             return self._campaigns[cid]
         if not isinstance(event, Campaign.FactRecorded):
             return None  # some other aggregate: nothing to project
@@ -597,11 +619,12 @@ class Projector:
         self._showing(loaded, notification_id)
         return loaded
 
-    def _showing(self, campaign: Campaign, notification_id: int) -> None:
+    def _showing(self, campaign: Campaign, notification_id: int, started: bool = False) -> None:
         """A campaign met at notification ``notification_id`` (its state now is the one just
         before it): a projection whose rows are behind that notification holds exactly this
         state's rows (nothing of this campaign lies between its tracking and the notification);
-        one at or past it holds a later state's, unknown here (its next rows replace them all)."""
+        one at or past it holds a later state's, unknown here (its next rows replace them all).
+        ``started``: met at its start, so the first holds none of its rows (``_Shown.empty``)."""
         state = campaign.ledger.present()
         journal = _journal(state)
         self._journals[campaign.id] = OrderedDict({journal.token: journal})
@@ -610,6 +633,7 @@ class Projector:
         for p, known in shown.items():
             if self._positions.get(p, 0) < notification_id:
                 known.shows(journal, context)
+                known.empty = started
 
     def _remember(self, campaign: Campaign) -> None:
         self._campaigns[campaign.id] = campaign
@@ -718,16 +742,20 @@ class Projector:
             nids = self._notification_ids.get(campaign.id, {})
             res = ledger.resolution_as_read()  # (safe in a fold's sink: the resolution being folded)
             pause = self.pause
+            skip = not self.digest_new
             for k, r in enumerate(readings, 1):
                 if pause is not None and k % PAUSE_EVERY == 0:
                     pause()
                 seq = r.entry.seq
+                fresh = skip and seq > len(facts.written) and seq > len(log.written)
                 try:
                     fact, line = fact_rows(cid, ledger, res, r, nids.get(seq))
                     own = seq not in res.amended  # then the payload is the fact's own
-                    if "facts" in wanted and facts.changed(seq, _digest(fact, own)):
+                    if "facts" in wanted and (
+                        facts.new(seq) if fresh else facts.changed(seq, _digest(fact, own))
+                    ):
                         batch.facts[(cid, seq)] = fact
-                    if "log" in wanted and log.changed(seq, _digest(line)):
+                    if "log" in wanted and (log.new(seq) if fresh else log.changed(seq, _digest(line))):
                         batch.log[(cid, seq)] = line
                 except Exception as exc:
                     raise _AtFact(seq, exc) from exc
@@ -757,8 +785,9 @@ class Projector:
         # what changed since the creature rows (or, unknown, the encounter rows) were derived
         since = _changed_since(creatures, journal, history) or _changed_since(encounters, journal, history)
         if "creatures" in wanted:
-            if not creatures.known:
+            if not creatures.known or creatures.empty:  # every row is in this batch
                 batch.replaced.setdefault("creatures", set()).add(cid)
+                creatures.empty = False
             views, gone = _changes(
                 creatures,
                 "creatures",
@@ -783,8 +812,9 @@ class Projector:
                 maybe = dict.fromkeys(mine[1])
                 for c in since[0]:
                     maybe.update(dict.fromkeys(encounters.member_of.get(c, ())))
-            if not encounters.known:
+            if not encounters.known or encounters.empty:
                 batch.replaced.setdefault("encounters", set()).add(cid)
+                encounters.empty = False
             views, gone = _changes(
                 encounters,
                 "encounters",

@@ -449,16 +449,27 @@ class ViewStore:
     def _write_rows(self, batch: Batch, fresh: bool = False) -> None:
         """The batch's deletions and rows. ``fresh``: the history and log rows of notifications
         past the batch's tracking (its new facts) are taken to be new rows and inserted
-        without a conflict check where the store has a cheaper way (:meth:`_insert_new`); if
+        without a conflict check where the store has a cheaper way (:meth:`_insert_new`), and so
+        are the creature and encounter rows of a campaign written whole (``batch.replaced``: its
+        rows are deleted first, in this transaction: a rebuild's, a campaign met anew); if
         one exists after all (``chronicle rebuild --campaign`` writes a campaign's rows ahead
         of the followers' tracking), the insert fails and :meth:`write` writes the batch again
         campaign by campaign, every row upserted. Rewrites of earlier facts are upserted."""
         self._delete("view_creatures", batch.creatures_gone, batch.replaced.get("creatures"))
         self._delete("view_encounters", batch.encounters_gone, batch.replaced.get("encounters"))
-        tables = [
-            ("view_creatures", [r for rows in batch.creatures.values() for r in rows]),
-            ("view_encounters", [r for rows in batch.encounters.values() for r in rows]),
-        ]
+        tables = []
+        for name, table, by_campaign in (
+            ("creatures", "view_creatures", batch.creatures),
+            ("encounters", "view_encounters", batch.encounters),
+        ):
+            # a campaign written whole: its rows were all deleted just above, so they are new
+            whole = batch.replaced.get(name, ()) if fresh else ()
+            new = [r for cid in whole for r in by_campaign.get(cid, ())]
+            if len(new) < self.insert_new_from:
+                tables.append((table, [r for rows in by_campaign.values() for r in rows]))
+                continue
+            self._insert_new(table, new)
+            tables.append((table, [r for cid, rows in by_campaign.items() if cid not in whole for r in rows]))
         for name, table, rows in (("facts", "view_facts", batch.facts), ("log", "view_log", batch.log)):
             if not fresh or name not in batch.tracking:
                 tables.append((table, list(rows.values())))

@@ -632,6 +632,41 @@ def test_a_correction_rewrites_only_the_fact_rows_that_read_differently(
         follower.close()
 
 
+def test_a_rebuild_takes_no_digests_of_new_rows_so_a_later_refold_writes_its_reach_again(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """``digest_new=False`` (:func:`rebuild`'s follower, which folds each fact once): the rows of
+    positions never written are written without their digests, so a correction folded by the same
+    follower later writes every row from its reach again (the same rows), not only those that
+    read differently; the rows end the same."""
+    cid = register(app)
+    sw = StellarWindsCommands(app)
+    blow = sw.deal_damage(cid, "orc", amount=3).position
+    for _ in range(5):
+        sw.deal_damage(cid, "vex", amount=1)
+    follower = wiring.follower(store, app, batch_size=500, digest_new=False)
+    written: list[set[int]] = []
+    write = follower.views.write
+
+    def spy(batch: Batch) -> bool:
+        written.append({seq for _, seq in [*batch.facts, *batch.log]})
+        return write(batch)
+
+    follower.views.write = spy  # type: ignore[method-assign]
+    try:
+        follower.catch_up()
+        assert written[-1] == set(range(2, blow + 6))
+        undo = app.revoke(cid, blow, "misread die").position
+        follower.catch_up()
+        assert written[-1] == set(range(blow, undo + 1))  # (with digests: {blow, undo})
+        check_against_application(app, follower.views, cid)
+        rows = follower.views.dump(written_at=False)
+        wiring.rebuild(store, application=app)
+        assert follower.views.dump(written_at=False) == rows
+    finally:
+        follower.close()
+
+
 @hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     actions=st.lists(st.tuples(ops, st.booleans()), min_size=1, max_size=20),
@@ -783,6 +818,78 @@ def test_a_streamed_batch_commits_its_facts_while_it_folds_and_the_state_last(
         check_against_application(app, follower.views, cid)
     finally:
         del app.recorder.select_notifications
+        follower.close()
+
+
+def test_the_rows_of_a_campaign_started_in_a_batch_are_written_whole(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """A campaign started in the batch has all its creature and encounter rows in it
+    (``batch.replaced``): the store holds none, so they are inserted as new rows (PostgreSQL:
+    ``COPY``, from ``insert_new_from`` rows, as a rebuild writes them); the batches after it
+    write only what changed, as upserts."""
+    cid = _six_hits(app)
+    follower = follower_for(store, app, batch_size=100, lookahead=100)
+    views = follower.views
+    views.insert_new_from = 1
+    replaced: list[dict[str, set[str]]] = []
+    inserted: list[str] = []
+    write, insert = views.write, views._insert_new
+
+    def spy(batch: Batch) -> bool:
+        replaced.append({p: set(ids) for p, ids in batch.replaced.items()})
+        return write(batch)
+
+    def spy_insert(table: str, rows: list[dict[str, Any]]) -> None:
+        inserted.append(table)
+        insert(table, rows)
+
+    views.write = spy  # type: ignore[method-assign]
+    views._insert_new = spy_insert  # type: ignore[method-assign]
+    try:
+        follower.step()
+        assert replaced == [{"creatures": {str(cid)}, "encounters": {str(cid)}}]
+        assert "view_creatures" in inserted
+        check_against_application(app, views, cid)
+        del inserted[:]
+        StellarWindsCommands(app).deal_damage(cid, "vex", amount=1)
+        follower.step()
+        assert replaced[1:] == [{}] and "view_creatures" not in inserted
+        check_against_application(app, views, cid)
+    finally:
+        follower.close()
+
+
+def test_a_step_of_one_campaign_reads_on_past_the_lookahead(
+    app: ChronicleApplication, store: Settings
+) -> None:
+    """With ``overlap``, a step whose notifications are all of one campaign reads on past the
+    look-ahead to the log's end (its rows stream to the writer: the look-ahead bounds no memory
+    there, and each step after the first would refold from the earliest fact the next step's
+    corrections reach); an explicit ``limit`` is kept, and once a page holds another campaign's
+    notification the step ends at the look-ahead (or that page)."""
+    first = _six_hits(app)
+    follower = follower_for(store, app, batch_size=3, lookahead=4, overlap=True, read_page=2)
+    try:
+        mine = app.recorder.max_notification_id()
+        assert follower.step(4) == 4  # a limit given: kept
+        assert follower.step() == mine - 4  # on to the log's end, in one step
+        assert follower.views.tracking_position() == mine
+        check_against_application(app, follower.views, first)
+        follower.views.reset()
+    finally:
+        follower.close()
+    second = _six_hits(app)
+    head = app.recorder.max_notification_id()
+    follower = follower_for(store, app, batch_size=3, lookahead=4, overlap=True, read_page=2)
+    try:
+        # pages of 4: the third (notifications 9-12) holds the second campaign's first ones
+        assert mine < 12 < head
+        assert follower.step() == 12
+        assert follower.catch_up() == head - 12
+        check_against_application(app, follower.views, first)
+        check_against_application(app, follower.views, second)
+    finally:
         follower.close()
 
 

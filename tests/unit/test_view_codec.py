@@ -135,3 +135,6 @@ def test_the_escape_is_documented_and_stable() -> None:
     assert codec.encode_text("\ue000") == "\ue000E000"
     assert codec.dumps({"x": math.inf}) == '{"x":"\ue000+Inf"}'
     assert codec.dumps({"note": "plain"}) == '{"note":"plain"}'
+    # a null beside a non-finite float deep inside (orjson writes both as null)
+    assert codec.dumps({"x": None, "y": [(1, {"z": -math.inf})]}) == '{"x":null,"y":[[1,{"z":"\ue000-Inf"}]]}'
+    assert codec.dumps({"x": None, "y": [1e-7]}) == '{"x":null,"y":[1e-7]}'  # orjson's text
