@@ -98,10 +98,10 @@ class Follower:
     ``batch_size``), folds it at once and commits it ``batch_size`` notifications per
     transaction (:meth:`Batch.split`): a live follower takes every fact written since its last
     step in one batch; a catch-up folds ``lookahead`` facts per refold. An overlapped step
-    (``overlap``) of one campaign reads on past ``lookahead`` to the log's end while every
-    notification it reads is of that campaign: its rows stream to the writer and only the
-    notification ids are kept, so the look-ahead bounds no memory there, and a step boundary
-    in a long campaign costs a refold from the earliest fact the next step's corrections reach
+    (``overlap``) of one campaign with ``read_on`` (a rebuild's) reads on past ``lookahead`` to
+    the log's end while every notification it reads is of that campaign: its rows stream to the
+    writer and only the notification ids are kept, so the look-ahead bounds no memory there, and
+    a step boundary in a long campaign costs a refold from the earliest fact the next step's corrections reach
     (a ruling overturned sessions later: the generated 100k campaign folded in steps of 34,000
     refolded 98,000 facts more, 15.2 vs 9.3 CPU-s).
 
@@ -122,6 +122,10 @@ class Follower:
     1.6-2.4x a full fold). A step of fewer facts than ``PAUSE_EVERY`` never pauses.
 
     ``digest_new``: see :class:`~projections.projector.Projector` (False for :func:`rebuild`).
+
+    ``read_on`` (:func:`rebuild`'s follower): a step of one campaign reads on past the look-ahead
+    (see :func:`_read_ahead`). A live worker keeps to the look-ahead: its steps end, so its
+    creature and encounter rows commit and a stop is answered between them.
 
     ``overlap``: a step of more than ``batch_size`` notifications commits its transactions on a
     thread of its own (:class:`_Writer`) while the step folds on: the projector hands out each
@@ -158,9 +162,11 @@ class Follower:
         overlap: bool = False,
         read_page: int = READ_PAGE,
         digest_new: bool = True,
+        read_on: bool = False,
     ) -> None:
         self.batch_size = batch_size
         self.digest_new = digest_new  # see Projector
+        self.read_on = read_on
         self.overlap = overlap
         self.read_page = read_page
         self.pause_gc = pause_gc
@@ -305,7 +311,7 @@ class Follower:
             )
             if len(first) > self.batch_size:
                 # a step of one campaign reads on past the look-ahead (``limit`` not given): see above
-                sole = limit is None
+                sole = limit is None and self.read_on
                 more = len(first) == page and (want > page or sole)
                 return self._step_overlapped(first, want if more else 0, positions, committed, sole)
             notifications = first
@@ -558,8 +564,17 @@ def _read_ahead(recorder: Any, first: list[Any], want: int, sole: bool = False) 
         pending = fetch(last)
         while pending is not None:
             page = pending.result()
+            if sole and not _all_of(page, one):
+                # the step stays one campaign's past the look-ahead: of a page that mixes in
+                # another campaign, only what is within the look-ahead or of the campaign
+                # before the first other notification, then the step ends (it would hold all
+                # it read on as one batch otherwise)
+                cut = next(k for k, n in enumerate(page) if n.originator_id != one)
+                page = page[: max(cut, want - read)]
+                if page:
+                    yield page
+                return
             read += len(page)
-            sole = sole and _all_of(page, one)
             pending = fetch(page[-1].id) if len(page) == size and (read < want or sole) else None
             if page:
                 yield page
@@ -568,6 +583,9 @@ def _read_ahead(recorder: Any, first: list[Any], want: int, sole: bool = False) 
 def _all_of(page: list[Any], campaign: Any) -> bool:
     """Whether every notification of ``page`` is of ``campaign`` (its originator)."""
     return all(n.originator_id == campaign for n in page)
+
+
+WRITER_QUEUE = 4  # parts a step's writer holds queued at most
 
 
 class _Writer:
@@ -586,12 +604,14 @@ class _Writer:
         self.written: list[Batch] = []
         self.error: BaseException | None = None
         self.stale = False
-        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        # bounded: a fold that runs ahead of the database waits here instead of holding every
+        # part it made (a step that reads on has no length); ``_run`` drains after any failure
+        self._queue: queue.Queue[Batch | None] = queue.Queue(maxsize=WRITER_QUEUE)
         self._thread = threading.Thread(target=self._run, name="chronicle-views-writer", daemon=True)
         self._thread.start()
 
     def put(self, batch: Batch) -> None:
-        """Queue a batch (never blocks, never raises)."""
+        """Queue a batch (waits while :data:`WRITER_QUEUE` are queued; never raises)."""
         self._queue.put(batch)
 
     def finish(self) -> None:
@@ -666,6 +686,7 @@ def rebuild(
         pause_gc=pause_gc,
         overlap=overlap,
         digest_new=False,
+        read_on=True,
     )
     try:
         follower.views.reset(names)
