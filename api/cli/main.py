@@ -175,6 +175,16 @@ Lookahead = Annotated[
 def worker(
     batch_size: BatchSize = 500,
     lookahead: Lookahead = 100_000,  # projections.runner.DEFAULT_LOOKAHEAD (the CLI starts fast)
+    max_window: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=10.0,
+            help="Longest wait, in seconds, to gather the facts written after a costly step before "
+            "the next (4x that step's duration; 0.05 after a cheap one): wider spends less CPU per "
+            "fact when many tables write at once, and lets the read models lag up to that much more.",
+        ),
+    ] = 0.25,  # projections.runner.Follower's max_window
 ) -> None:
     """Keep the read models current (catch up, then follow).
 
@@ -192,7 +202,14 @@ def worker(
             raise ConfigError("CHRONICLE_DATABASE_URL", "read models need sqlite or postgresql, not memory:")
         # a process of its own: the garbage collector runs between steps (see Follower)
         # its catch-up commits while it folds on (a writer thread; see Follower's overlap)
-        runner = follower(settings, batch_size=batch_size, lookahead=lookahead, pause_gc=True, overlap=True)
+        runner = follower(
+            settings,
+            batch_size=batch_size,
+            lookahead=lookahead,
+            pause_gc=True,
+            overlap=True,
+            max_window=max_window,
+        )
         runner.views.tracking()  # fail fast on a bad configuration
     except ConfigError as exc:
         _config_error(exc)

@@ -346,3 +346,26 @@ def test_rulesets_shows_one_systems_flags_and_refuses_an_unknown_one() -> None:
 def test_demo_refuses_a_ruleset_without_a_demo_with_a_usage_error(on_sqlite: str) -> None:
     code, _, err = chronicle("demo", "--ruleset", "nope")
     assert code == 2 and "unknown ruleset 'nope'" in err
+
+
+def test_the_worker_takes_its_widest_batching_window_from_the_command_line(
+    on_sqlite: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``chronicle worker --max-window`` trades the read models' lag for CPU per fact: it reaches
+    the follower; out of range it is refused before anything starts."""
+    from api.service import views
+
+    made: list[float] = []
+    real = views.follower
+
+    def follower(*args: object, **options: float) -> object:
+        runner = real(*args, **options)  # type: ignore[arg-type]
+        made.append(runner.max_window)
+        runner.close()
+        raise SystemExit(0)  # (stop before it follows)
+
+    monkeypatch.setattr(views, "follower", follower)
+    code, _, _ = chronicle("worker", "--max-window", "0.1")
+    assert code == 0 and made == [0.1]
+    code, _, err = chronicle("worker", "--max-window", "11")
+    assert code != 0 and "max-window" in err and made == [0.1]
