@@ -21,6 +21,7 @@ from api.service.demo import create_demo, demo_rulesets
 from api.service.settings import Settings
 from api.service.snapshots import ENCODE_CHUNK, ENCODE_DEPTH, decode, encode, json_pieces
 from api.service.store import open_application
+from tests.stored_campaigns import generated_facts
 from tests.unit.test_state_snapshots import generated, prefix
 
 json_values = st.recursive(
@@ -177,13 +178,16 @@ def test_a_snapshot_write_gives_way_inside_its_encodes(monkeypatch: pytest.Monke
     monkeypatch.setattr(snapshots, "ENCODE_CHUNK", 256)
     app = open_application(Settings(database_url="memory:"))
     try:
-        cid = create_demo(app, demo_rulesets()[0])
+        header = {"name": "Codec", "ruleset": "stellar-winds", "flags": {}, "meta": {}}
+        cid = app.import_campaign(header, generated_facts(400, seed=5))  # checkpoint rows too
         counted: list[str] = []
         app._pause_point = lambda: counted.append("pause")  # type: ignore[method-assign]
         real = snapshots.encode
+        paused: list[bool] = []
 
         def encoding(data: Any, pause: Callable[[], object] | None = None) -> bytes:
             counted.append("encode")
+            paused.append(pause is not None)
             return real(data, pause=pause)
 
         monkeypatch.setattr("api.service.application.encode", encoding)
@@ -191,6 +195,6 @@ def test_a_snapshot_write_gives_way_inside_its_encodes(monkeypatch: pytest.Monke
     finally:
         app.close()
     encodes = counted.count("encode")
-    assert encodes >= 1
+    assert encodes >= 3 and all(paused)  # the fold snapshot's and every checkpoint row's
     # more pauses than the ones between the steps (two per fold snapshot, one per row batch)
     assert counted.count("pause") > 2 + 2 * encodes
